@@ -1,0 +1,20 @@
+// Lint: typescript-eslint's recommended rules plus the house caps from STYLE.md.
+import js from '@eslint/js'
+import tseslint from 'typescript-eslint'
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', '.svc-data/**', 'test/fixtures/**', 'sdk/dist/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      'max-lines': ['error', { max: 1000, skipBlankLines: true, skipComments: true }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-syntax': ['error', { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Read configuration through shared/config.ts only.' }],
+    },
+  },
+  {
+    files: ['shared/config.ts', 'test/**', 'bench/**', 'scripts/**', 'bin/**'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+)
