@@ -43,6 +43,7 @@ export interface Config {
   /** Consumer services a worker process hosts. */
   readonly services: readonly ServiceName[]
   readonly limits: Limits
+  readonly stream: StreamTiming
   readonly logLevel: LogLevel
   /** Keys of external providers; each enables the part of the product that needs it. */
   readonly secrets: Secrets
@@ -63,6 +64,13 @@ export interface Limits {
   readonly eventsBacklogLimit: number
   /** Largest request body, counted after decompression. */
   readonly maxEventBytes: number
+}
+
+export interface StreamTiming {
+  /** A consumer silent this long has its pending entries reclaimed by another. */
+  readonly leaseMs: number
+  readonly retryBaseMs: number
+  readonly maxAttempts: number
 }
 
 export interface Secrets {
@@ -120,6 +128,11 @@ export function loadConfig(env: Env = readEnv()): Config {
       // that a stopped grouper shows up as 429s within seconds rather than as lost memory.
       eventsBacklogLimit: int(env, 'SVC_EVENTS_BACKLOG_LIMIT', 50_000, 1),
       maxEventBytes: 1024 * 1024,
+    },
+    stream: {
+      leaseMs: int(env, 'SVC_STREAM_LEASE_MS', TIMING.lease, 100),
+      retryBaseMs: int(env, 'SVC_STREAM_RETRY_BASE_MS', TIMING.retryBase, 10),
+      maxAttempts: int(env, 'SVC_STREAM_MAX_ATTEMPTS', TIMING.maxAttempts, 1, 100),
     },
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     secrets: {

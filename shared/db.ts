@@ -4,7 +4,10 @@
  */
 import pg from 'pg'
 
-export type Queryable = Pick<pg.PoolClient, 'query'>
+/** Anything that runs a parameterised query: the pool, or a client inside a transaction. */
+export interface Queryable {
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>
+}
 
 export interface Db {
   readonly pool: pg.Pool

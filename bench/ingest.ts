@@ -1,0 +1,215 @@
+/**
+ * npm run bench:ingest: the ingestion spine measured side by side in one run on this machine,
+ * against real PostgreSQL and Redis:
+ *   1. raw ceiling: a bare uWebSockets.js route answering 202 to a 2 KB POST (wrk);
+ *   2. accepted: the real ingress (auth, validation, rate-limit Lua, XADD) with 2 KB events (wrk);
+ *   3. drained: a pre-filled events stream grouped and stored by the worker, clock stopped when
+ *      every event is in PostgreSQL and the group has nothing left;
+ *   4. event-to-issue latency at 1,000 events/s through ingress and worker.
+ * Servers run as child processes so the load generator does not share their event loop.
+ * Uses BENCH_DATABASE_URL / BENCH_REDIS_URL, else the machine's local servers; a scratch database
+ * and key prefix are created and removed.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes, randomUUID } from 'node:crypto'
+import { writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import pg from 'pg'
+import { createDb } from '../shared/db.js'
+import { envelopeFields } from '../shared/event.js'
+import { migrate } from '../shared/migrate.js'
+import { createRedis, streamKeys } from '../shared/redis.js'
+import { applySeed, SEED_INGEST_KEY, SEED_PROJECT_ID } from '../shared/seed.js'
+import { GROUPS } from '../shared/topology.js'
+import { realisticEvent } from './events.js'
+
+const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
+const DURATION = process.env.BENCH_SECONDS ?? '10'
+const DRAIN_EVENTS = Number(process.env.BENCH_DRAIN_EVENTS ?? 100_000)
+const SVC = fileURLToPath(new URL('../bin/svc.js', import.meta.url))
+const INGRESS_PORT = 18_082
+const RAW_PORT = 18_083
+
+function requireWrk(): void {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      console.error('wrk is missing: sudo apt-get install wrk')
+      process.exit(2)
+    }
+  }
+}
+
+async function waitHttp(url: string, init?: RequestInit): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    try {
+      await fetch(url, init)
+      return
+    } catch {
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+  throw new Error(`${url} did not come up`)
+}
+
+function wrk(url: string, body: string, headers: Record<string, string>): { rps: number; non2xx: number; requests: number } {
+  const script = join(tmpdir(), `svc-bench-${process.pid}.lua`)
+  const lines = [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(body)}`, ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)]
+  writeFileSync(script, lines.join('\n'))
+  const out = execFileSync('wrk', ['-t1', '-c64', `-d${DURATION}s`, '-s', script, url], { encoding: 'utf8' })
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0)
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0)
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0)
+  return { rps, non2xx, requests }
+}
+
+function child(args: string[], env: Record<string, string>): ChildProcess {
+  const proc = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] })
+  return proc
+}
+
+async function stopChild(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null) return
+  await new Promise((resolve) => {
+    proc.once('exit', resolve)
+    proc.kill('SIGTERM')
+  })
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
+}
+
+async function main(): Promise<void> {
+  requireWrk()
+  const name = `svc_bench_${randomBytes(4).toString('hex')}`
+  const admin = new pg.Client({ connectionString: ADMIN_URL })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  const dbUrl = new URL(ADMIN_URL)
+  dbUrl.pathname = `/${name}`
+  const databaseUrl = dbUrl.toString()
+  const prefix = `svcbench:${randomBytes(4).toString('hex')}:`
+  const db = createDb(databaseUrl, { max: 2 })
+  const redis = createRedis(REDIS_URL)
+  const keys = streamKeys(prefix)
+  const env = {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL,
+    REDIS_KEY_PREFIX: prefix,
+    INGESTION_PORT: String(INGRESS_PORT),
+    WORKER_HEALTH_PORT: '0',
+    SVC_EVENTS_PER_KEY_PER_MINUTE: '100000000',
+    SVC_EVENTS_BACKLOG_LIMIT: '100000000',
+    LOG_LEVEL: 'error',
+  }
+  const children: ChildProcess[] = []
+  try {
+    await migrate(db)
+    await applySeed(db)
+    const body = JSON.stringify(realisticEvent(0))
+    console.log(`event body: ${Buffer.byteLength(body)} bytes; load: wrk -t1 -c64 -d${DURATION}s; machine: 2 cores`)
+
+    // 1. raw ceiling
+    const raw = child(['--import', 'tsx', fileURLToPath(new URL('./raw-uws.ts', import.meta.url)), String(RAW_PORT)], {})
+    children.push(raw)
+    await waitHttp(`http://127.0.0.1:${RAW_PORT}/`, { method: 'POST', body: '{}' })
+    const rawResult = wrk(`http://127.0.0.1:${RAW_PORT}/api/v1/events`, body, { 'Content-Type': 'application/json', 'X-API-Key': SEED_INGEST_KEY })
+    await stopChild(raw)
+
+    // 2. accepted by the real ingress, no worker competing for the cores
+    const ingress = child([SVC, 'ingress'], env)
+    children.push(ingress)
+    await waitHttp(`http://127.0.0.1:${INGRESS_PORT}/health`)
+    const accepted = wrk(`http://127.0.0.1:${INGRESS_PORT}/api/v1/events`, body, { 'Content-Type': 'application/json', 'X-API-Key': SEED_INGEST_KEY })
+    const queued = await redis.xlen(keys.events)
+    const acceptedRps = ((accepted.requests - accepted.non2xx) / accepted.requests) * accepted.rps
+    await stopChild(ingress)
+    await redis.del(keys.events)
+    await db.query('TRUNCATE events, issue_actors, issues CASCADE')
+
+    // 3. drained: pre-fill the stream with varied events, then time the worker
+    await redis.xgroup('CREATE', keys.events, GROUPS.grouper, '0', 'MKSTREAM')
+    for (let i = 0; i < DRAIN_EVENTS; i += 1000) {
+      const pipeline = redis.pipeline()
+      for (let j = i; j < Math.min(DRAIN_EVENTS, i + 1000); j++) {
+        const envelope = { id: randomUUID(), projectId: SEED_PROJECT_ID, keyId: 'seede2e00001', receivedAt: Date.now(), body: JSON.stringify(realisticEvent(j)) }
+        pipeline.xadd(keys.events, '*', ...envelopeFields(envelope))
+      }
+      await pipeline.exec()
+    }
+    const drainStart = performance.now()
+    const worker = child([SVC, 'worker'], env)
+    children.push(worker)
+    for (;;) {
+      const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM events')
+      const pending = ((await redis.xpending(keys.events, GROUPS.grouper)) as [number])[0]
+      if (rows[0]!.n >= DRAIN_EVENTS && pending === 0) break
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    const drainSeconds = (performance.now() - drainStart) / 1000
+    const { rows: issueRows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM issues')
+
+    // 4. event-to-issue latency at 1,000 events/s through ingress and the running worker
+    const ingress2 = child([SVC, 'ingress'], env)
+    children.push(ingress2)
+    await waitHttp(`http://127.0.0.1:${INGRESS_PORT}/health`)
+    const sentAt = new Map<string, number>()
+    const rate = 1000
+    const latencySeconds = 10
+    const sends: Promise<void>[] = []
+    const t0 = performance.now()
+    for (let i = 0; i < rate * latencySeconds; i++) {
+      const due = t0 + (i * 1000) / rate
+      const wait = due - performance.now()
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait))
+      const start = Date.now()
+      sends.push(
+        fetch(`http://127.0.0.1:${INGRESS_PORT}/api/v1/events`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'X-API-Key': SEED_INGEST_KEY },
+          body: JSON.stringify(realisticEvent(i)),
+        }).then(async (res) => {
+          const answer = (await res.json()) as { id?: string }
+          if (res.status === 202 && answer.id) sentAt.set(answer.id, start)
+        }),
+      )
+    }
+    await Promise.all(sends)
+    const ids = [...sentAt.keys()]
+    let stored: Array<{ id: string; stored: number }> = []
+    for (let i = 0; i < 100; i++) {
+      const { rows } = await db.query<{ id: string; stored: number }>('SELECT id, extract(epoch from stored_at) * 1000 AS stored FROM events WHERE id = ANY($1::uuid[])', [ids])
+      stored = rows
+      if (stored.length === ids.length) break
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    const latencies = stored.map((r) => Number(r.stored) - sentAt.get(r.id)!).sort((a, b) => a - b)
+
+    const rawRps = rawResult.rps
+    console.log('')
+    console.log('| figure | value | target |')
+    console.log('|---|---|---|')
+    console.log(`| raw ceiling (bare uWS route, 202) | ${rawRps.toFixed(0)} req/s | — |`)
+    console.log(`| accepted by the ingress (2 KB events) | ${acceptedRps.toFixed(0)} events/s | ≥ 40% of raw |`)
+    console.log(`| accepted / raw | ${((acceptedRps / rawRps) * 100).toFixed(1)}% | ≥ 40% |`)
+    console.log(`| drained (grouped and stored, stream empty) | ${(DRAIN_EVENTS / drainSeconds).toFixed(0)} events/s (${DRAIN_EVENTS} events, ${issueRows[0]!.n} issues, ${drainSeconds.toFixed(1)} s) | ≥ 5,000 events/s |`)
+    console.log(`| event-to-issue p50 at ${rate}/s | ${percentile(latencies, 50).toFixed(0)} ms | — |`)
+    console.log(`| event-to-issue p99 at ${rate}/s | ${percentile(latencies, 99).toFixed(0)} ms | < 1,000 ms |`)
+    console.log(`| checks | ${queued} entries queued in the accepted run (${accepted.non2xx} non-2xx); ${latencies.length}/${rate * latencySeconds} latency events stored | |`)
+  } finally {
+    for (const proc of children) await stopChild(proc)
+    const leftovers = await redis.keys(`${prefix}*`)
+    if (leftovers.length > 0) await redis.del(...leftovers)
+    redis.disconnect()
+    await db.close()
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await admin.end()
+  }
+}
+
+await main()

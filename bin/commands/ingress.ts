@@ -1,0 +1,30 @@
+/** svc ingress: run the HTTP ingress alone (compose and fleets). */
+import { Command } from 'clipanion'
+import { createDb } from '../../shared/db.js'
+import { createRedis, streamKeys } from '../../shared/redis.js'
+import { startIngress } from '../../services/ingress/index.js'
+import { loadContext, requireExternal, untilSignal } from '../context.js'
+
+export class IngressCommand extends Command {
+  static override paths = [['ingress']]
+  static override usage = Command.Usage({ description: 'Run the ingress (ingestion, API, dashboard, /health) on INGESTION_PORT.' })
+
+  async execute(): Promise<number> {
+    const { config, log } = loadContext('ingress')
+    const { databaseUrl, redisUrl } = requireExternal(config, 'ingress')
+    const db = createDb(databaseUrl, { applicationName: 'svc-ingress' })
+    const redis = createRedis(redisUrl, { enableAutoPipelining: true })
+    try {
+      const ingress = await startIngress({ db, redis, keys: streamKeys(config.redisKeyPrefix), log, limits: config.limits, port: config.ingestionPort, host: config.ingestionHost })
+      await untilSignal(log)
+      await ingress.stop()
+      return 0
+    } catch (error) {
+      this.context.stderr.write(`svc ingress: ${(error as Error).message}\n`)
+      return 1
+    } finally {
+      redis.disconnect()
+      await db.close()
+    }
+  }
+}

@@ -1,0 +1,30 @@
+/** svc worker: run consumer services (SVC_SERVICES, default all) with /health on WORKER_HEALTH_PORT. */
+import { Command } from 'clipanion'
+import { createDb } from '../../shared/db.js'
+import { createRedis, streamKeys } from '../../shared/redis.js'
+import { startWorker } from '../../services/worker/index.js'
+import { loadContext, requireExternal, untilSignal } from '../context.js'
+
+export class WorkerCommand extends Command {
+  static override paths = [['worker']]
+  static override usage = Command.Usage({ description: 'Run the consumer services named by SVC_SERVICES (default: all) with /health on WORKER_HEALTH_PORT (8081).' })
+
+  async execute(): Promise<number> {
+    const { config, log } = loadContext('worker')
+    const { databaseUrl, redisUrl } = requireExternal(config, 'worker')
+    const db = createDb(databaseUrl, { applicationName: 'svc-worker' })
+    const redis = createRedis(redisUrl)
+    try {
+      const worker = await startWorker({ db, redis, keys: streamKeys(config.redisKeyPrefix), log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort })
+      await untilSignal(log)
+      await worker.stop()
+      return 0
+    } catch (error) {
+      this.context.stderr.write(`svc worker: ${(error as Error).message}\n`)
+      return 1
+    } finally {
+      redis.disconnect()
+      await db.close()
+    }
+  }
+}

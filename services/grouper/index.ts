@@ -1,0 +1,58 @@
+/** The grouper actor: a consumer group on the events stream that groups and stores events. */
+import { hostname } from 'node:os'
+import type { Redis } from 'ioredis'
+import type { StreamTiming } from '../../shared/config.js'
+import type { Db } from '../../shared/db.js'
+import { envelopeFromFields, type EventEnvelope } from '../../shared/event.js'
+import type { Logger } from '../../shared/log.js'
+import type { StreamKeys } from '../../shared/redis.js'
+import type { HostedService } from '../../shared/service.js'
+import { groupActivity, queueDepth, StreamConsumer, type StreamEntry } from '../../shared/streams/index.js'
+import { GROUPS } from '../../shared/topology.js'
+import { storeEventBatch } from './store-events.js'
+
+export interface GrouperDeps {
+  db: Db
+  redis: Redis
+  keys: StreamKeys
+  log: Logger
+  timing: StreamTiming
+  /** Entries per read; one transaction each. */
+  batchSize?: number
+}
+
+/** Creates the grouper service (not yet started). */
+export function createGrouper(deps: GrouperDeps): HostedService {
+  const log = deps.log.child({ service: 'grouper' })
+  const handler = async (entries: StreamEntry[]): Promise<void> => {
+    const envelopes: EventEnvelope[] = []
+    for (const entry of entries) {
+      const envelope = envelopeFromFields(entry.fields)
+      if (envelope) envelopes.push(envelope)
+      else log.error('events stream entry lacks envelope fields; skipped', { entry: entry.id })
+    }
+    const outcome = await storeEventBatch(deps.db, envelopes)
+    if (outcome.unreadable.length > 0) log.error('events with unreadable bodies skipped', { ids: outcome.unreadable })
+    log.debug('batch stored', { ...outcome, unreadable: outcome.unreadable.length })
+  }
+  const consumer = new StreamConsumer({
+    redis: deps.redis,
+    stream: deps.keys.events,
+    group: GROUPS.grouper,
+    consumer: `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
+    handler,
+    batchSize: deps.batchSize ?? 500,
+    leaseMs: deps.timing.leaseMs,
+    retryBaseMs: deps.timing.retryBaseMs,
+    maxAttempts: deps.timing.maxAttempts,
+  })
+  consumer.on('error', (error: unknown) => log.error('grouper consumer error', { error }))
+  return {
+    name: 'grouper',
+    start: () => consumer.start(),
+    stop: () => consumer.stop(),
+    depth: () => queueDepth(deps.redis, deps.keys.events, GROUPS.grouper),
+    lastProgressAt: () => consumer.lastProgressAt,
+    fleetIdleMs: async () => (await groupActivity(deps.redis, deps.keys.events, GROUPS.grouper)).minIdleMs,
+  }
+}

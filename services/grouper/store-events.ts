@@ -1,0 +1,222 @@
+/**
+ * Writes one batch of accepted events in one transaction: environments, issues, events, actors and
+ * counters, each as a single statement over arrays. Only events that were newly inserted move a
+ * counter, so a redelivered batch (at-least-once streams) never double-counts.
+ */
+import { createHash } from 'node:crypto'
+import type pg from 'pg'
+import type { Db } from '../../shared/db.js'
+import type { ErrorEvent, EventEnvelope } from '../../shared/event.js'
+import { groupEvent, type GroupingResult } from './grouping/index.js'
+
+export interface BatchOutcome {
+  stored: number
+  duplicates: number
+  /** Events the noise rules drop (ResizeObserver loops, bare "Script error.", extension-only stacks). */
+  dropped: number
+  /** Entries whose body no longer parses: cannot succeed on retry, so they are reported, not retried. */
+  unreadable: string[]
+}
+
+interface Prepared {
+  envelope: EventEnvelope
+  event: ErrorEvent
+  grouping: GroupingResult
+  issueKey: string
+}
+
+/** Groups and stores a batch; resolves once everything is committed. */
+export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[]): Promise<BatchOutcome> {
+  const outcome: BatchOutcome = { stored: 0, duplicates: 0, dropped: 0, unreadable: [] }
+  const prepared: Prepared[] = []
+  for (const envelope of envelopes) {
+    let event: ErrorEvent
+    try {
+      event = JSON.parse(envelope.body) as ErrorEvent
+    } catch {
+      outcome.unreadable.push(envelope.id)
+      continue
+    }
+    const grouping = groupEvent({ type: event.error.type, message: event.error.message, stack: event.error.stack, url: event.context.url })
+    if (grouping.drop) {
+      outcome.dropped++
+      continue
+    }
+    prepared.push({ envelope, event, grouping, issueKey: `${envelope.projectId}|${grouping.fingerprint}` })
+  }
+  if (prepared.length === 0) return outcome
+
+  await db.withTransaction(async (client) => {
+    const environmentIds = await upsertEnvironments(client, prepared)
+    const issueIds = await upsertIssues(client, prepared)
+    const inserted = await insertEvents(client, prepared, issueIds, environmentIds)
+    outcome.stored = inserted.length
+    outcome.duplicates = prepared.length - inserted.length
+    const actorGains = await upsertActors(client, inserted, issueIds)
+    await bumpIssueCounters(client, inserted, issueIds, actorGains)
+  })
+  return outcome
+}
+
+async function upsertEnvironments(client: pg.PoolClient, prepared: Prepared[]): Promise<Map<string, string>> {
+  const wanted = new Map<string, [string, string]>()
+  for (const { envelope, event } of prepared) {
+    if (event.environment) wanted.set(`${envelope.projectId}|${event.environment}`, [envelope.projectId, event.environment])
+  }
+  const ids = new Map<string, string>()
+  if (wanted.size === 0) return ids
+  const pairs = [...wanted.values()].sort(byTuple)
+  const projects = pairs.map((p) => p[0])
+  const names = pairs.map((p) => p[1])
+  await client.query(
+    `INSERT INTO environments (project_id, name) SELECT * FROM unnest($1::uuid[], $2::text[]) ON CONFLICT DO NOTHING`,
+    [projects, names],
+  )
+  const { rows } = await client.query<{ id: string; project_id: string; name: string }>(
+    `SELECT e.id, e.project_id, e.name FROM environments e
+     JOIN unnest($1::uuid[], $2::text[]) AS w(project_id, name) ON e.project_id = w.project_id AND e.name = w.name`,
+    [projects, names],
+  )
+  for (const row of rows) ids.set(`${row.project_id}|${row.name}`, row.id)
+  return ids
+}
+
+async function upsertIssues(client: pg.PoolClient, prepared: Prepared[]): Promise<Map<string, string>> {
+  const byKey = new Map<string, Prepared>()
+  const firstSeen = new Map<string, number>()
+  for (const item of prepared) {
+    if (!byKey.has(item.issueKey)) byKey.set(item.issueKey, item)
+    firstSeen.set(item.issueKey, Math.min(firstSeen.get(item.issueKey) ?? Infinity, item.envelope.receivedAt))
+  }
+  // One lock order for every grouper, so concurrent batches touching the same issues cannot deadlock.
+  const keys = [...byKey.keys()].sort()
+  const items = keys.map((k) => byKey.get(k)!)
+  const seen = keys.map((k) => new Date(firstSeen.get(k)!))
+  // The no-op update makes RETURNING yield existing rows too, and locks them for this batch.
+  const { rows } = await client.query<{ id: string; project_id: string; fingerprint: string }>(
+    `INSERT INTO issues (project_id, fingerprint, grouping_version, title, culprit, first_seen, last_seen)
+     SELECT p, f, v, t, c, s, s FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::timestamptz[]) AS x(p, f, v, t, c, s)
+     ON CONFLICT (project_id, kind, fingerprint) DO UPDATE SET grouping_version = issues.grouping_version
+     RETURNING id, project_id, fingerprint`,
+    [
+      items.map((i) => i.envelope.projectId),
+      items.map((i) => i.grouping.fingerprint),
+      items.map((i) => i.grouping.version),
+      items.map((i) => i.grouping.title),
+      items.map((i) => i.grouping.culprit),
+      seen,
+    ],
+  )
+  return new Map(rows.map((r) => [`${r.project_id}|${r.fingerprint}`, r.id]))
+}
+
+async function insertEvents(client: pg.PoolClient, prepared: Prepared[], issueIds: Map<string, string>, environmentIds: Map<string, string>): Promise<Prepared[]> {
+  const { rows } = await client.query<{ id: string }>(
+    `INSERT INTO events (id, project_id, issue_id, environment_id, occurred_at, received_at, release, session_id, user_key, grouping, payload)
+     SELECT id, p, i, e, o, r, rel, s, u, g::jsonb, b::jsonb
+     FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+       AS x(id, p, i, e, o, r, rel, s, u, g, b)
+     ON CONFLICT (id) DO NOTHING
+     RETURNING id`,
+    [
+      prepared.map((x) => x.envelope.id),
+      prepared.map((x) => x.envelope.projectId),
+      prepared.map((x) => issueIds.get(x.issueKey)),
+      prepared.map((x) => (x.event.environment ? (environmentIds.get(`${x.envelope.projectId}|${x.event.environment}`) ?? null) : null)),
+      prepared.map((x) => occurredAt(x)),
+      prepared.map((x) => new Date(x.envelope.receivedAt)),
+      prepared.map((x) => x.event.release ?? null),
+      prepared.map((x) => x.event.session_id ?? null),
+      prepared.map((x) => userKey(x)),
+      prepared.map((x) => JSON.stringify({ version: x.grouping.version, fingerprint: x.grouping.fingerprint, culprit: x.grouping.culprit, frames: x.grouping.frames })),
+      prepared.map((x) => x.envelope.body),
+    ],
+  )
+  const insertedIds = new Set(rows.map((r) => r.id))
+  return prepared.filter((x) => insertedIds.has(x.envelope.id))
+}
+
+type ActorGains = Map<string, { users: number; sessions: number }>
+
+async function upsertActors(client: pg.PoolClient, inserted: Prepared[], issueIds: Map<string, string>): Promise<ActorGains> {
+  // ON CONFLICT cannot touch one row twice in a statement: fold duplicates within the batch first.
+  const actors = new Map<string, [string, string, string, number]>()
+  const add = (issueId: string, kind: 'u' | 's', actor: string | null, at: number): void => {
+    if (!actor) return
+    const key = `${issueId}|${kind}|${actor}`
+    const current = actors.get(key)
+    if (!current || current[3] < at) actors.set(key, [issueId, kind, actor, at])
+  }
+  for (const x of inserted) {
+    const issueId = issueIds.get(x.issueKey)!
+    add(issueId, 'u', userKey(x), x.envelope.receivedAt)
+    add(issueId, 's', x.event.session_id ?? null, x.envelope.receivedAt)
+  }
+  const gains: ActorGains = new Map()
+  if (actors.size === 0) return gains
+  const list = [...actors.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map((e) => e[1])
+  const { rows } = await client.query<{ issue_id: string; actor_kind: 'u' | 's'; inserted: boolean }>(
+    `INSERT INTO issue_actors (issue_id, actor_kind, actor, first_seen, last_seen)
+     SELECT i, k, a, t, t FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[]) AS x(i, k, a, t)
+     ON CONFLICT (issue_id, actor_kind, actor) DO UPDATE SET last_seen = GREATEST(issue_actors.last_seen, EXCLUDED.last_seen)
+     RETURNING issue_id, actor_kind, (xmax = 0) AS inserted`,
+    [list.map((a) => a[0]), list.map((a) => a[1]), list.map((a) => a[2]), list.map((a) => new Date(a[3]))],
+  )
+  for (const row of rows) {
+    if (!row.inserted) continue
+    const gain = gains.get(row.issue_id) ?? { users: 0, sessions: 0 }
+    if (row.actor_kind === 'u') gain.users++
+    else gain.sessions++
+    gains.set(row.issue_id, gain)
+  }
+  return gains
+}
+
+async function bumpIssueCounters(client: pg.PoolClient, inserted: Prepared[], issueIds: Map<string, string>, gains: ActorGains): Promise<void> {
+  const perIssue = new Map<string, { n: number; first: number; last: number }>()
+  for (const x of inserted) {
+    const id = issueIds.get(x.issueKey)!
+    const at = x.envelope.receivedAt
+    const current = perIssue.get(id)
+    if (!current) perIssue.set(id, { n: 1, first: at, last: at })
+    else Object.assign(current, { n: current.n + 1, first: Math.min(current.first, at), last: Math.max(current.last, at) })
+  }
+  if (perIssue.size === 0) return
+  const ids = [...perIssue.keys()].sort()
+  await client.query(
+    `UPDATE issues AS i SET
+       event_count = i.event_count + d.n,
+       user_count = i.user_count + d.u,
+       session_count = i.session_count + d.s,
+       first_seen = LEAST(i.first_seen, d.first),
+       last_seen = GREATEST(i.last_seen, d.last)
+     FROM unnest($1::uuid[], $2::int[], $3::int[], $4::int[], $5::timestamptz[], $6::timestamptz[]) AS d(id, n, u, s, first, last)
+     WHERE i.id = d.id`,
+    [
+      ids,
+      ids.map((id) => perIssue.get(id)!.n),
+      ids.map((id) => gains.get(id)?.users ?? 0),
+      ids.map((id) => gains.get(id)?.sessions ?? 0),
+      ids.map((id) => new Date(perIssue.get(id)!.first)),
+      ids.map((id) => new Date(perIssue.get(id)!.last)),
+    ],
+  )
+}
+
+/** The reported time, unless the client's clock puts it in the future: then the receive time. */
+function occurredAt(x: Prepared): Date {
+  const reported = Date.parse(x.event.timestamp)
+  return new Date(Number.isFinite(reported) && reported <= x.envelope.receivedAt + 60_000 ? reported : x.envelope.receivedAt)
+}
+
+/** A stable, non-reversible per-project user identity (raw ids and emails are not kept as keys). */
+function userKey(x: Prepared): string | null {
+  const user = x.event.user
+  const identity = user?.id ?? user?.email ?? user?.username
+  if (!identity) return null
+  return createHash('sha256').update(`${x.envelope.projectId}:${identity}`).digest('base64url').slice(0, 22)
+}
+
+function byTuple(a: [string, string], b: [string, string]): number {
+  return a[0] === b[0] ? (a[1] < b[1] ? -1 : 1) : a[0] < b[0] ? -1 : 1
+}

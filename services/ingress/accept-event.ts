@@ -1,0 +1,38 @@
+/** The ingestion use case, free of HTTP: authenticate, validate, queue. */
+import { randomUUID } from 'node:crypto'
+import type { Logger } from '../../shared/log.js'
+import { IngestError } from './errors.js'
+import type { BacklogMonitor, EventQueue } from './event-queue.js'
+import type { KeyAuthenticator } from './key-auth.js'
+import { parseEvent } from './validate-event.js'
+
+export interface IngestDeps {
+  auth: KeyAuthenticator
+  queue: EventQueue
+  backlog: Pick<BacklogMonitor, 'full'>
+  log: Logger
+}
+
+/** Checks a presented key is an ingest key; throws IngestError otherwise. */
+export async function requireIngestKey(deps: IngestDeps, token: string | undefined): Promise<{ keyId: string; projectId: string }> {
+  const result = await deps.auth.authenticate(token, 'ingest')
+  if (!result.ok) throw new IngestError(result.code)
+  return result
+}
+
+/** Accepts one event body for a key; resolves with the event id once it is on the stream. */
+export async function acceptEvent(deps: IngestDeps, key: { keyId: string; projectId: string }, body: Buffer): Promise<string> {
+  const text = body.toString('utf8')
+  parseEvent(text)
+  if (deps.backlog.full) throw new IngestError('backlog_full', { retryAfter: 5 })
+  const id = randomUUID()
+  let result
+  try {
+    result = await deps.queue.enqueue({ id, projectId: key.projectId, keyId: key.keyId, receivedAt: Date.now(), body: text })
+  } catch (error) {
+    deps.log.error('events stream write failed', { error })
+    throw new IngestError('unavailable', { retryAfter: 5 })
+  }
+  if (!result.ok) throw new IngestError('rate_limited', { retryAfter: result.retryAfter })
+  return id
+}

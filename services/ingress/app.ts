@@ -1,0 +1,97 @@
+/**
+ * The ingress HTTP app: routes only, each parsing the request, calling a use case and mapping the
+ * result to a status. Built here and listened on elsewhere, so tests can start it on any port.
+ */
+import uWS from 'uWebSockets.js'
+import { acceptEvent, requireIngestKey, type IngestDeps } from './accept-event.js'
+import { IngestError } from './errors.js'
+import { exchange, readBody, send, sendError, type Exchange } from './http.js'
+
+export interface IngressApp {
+  listen(port: number, host: string): Promise<number>
+  close(): void
+}
+
+export interface IngressDeps extends IngestDeps {
+  maxEventBytes: number
+}
+
+/** Registers every route on a new uWS app. */
+export function createIngressApp(deps: IngressDeps): IngressApp {
+  const app = uWS.App()
+  let socket: uWS.us_listen_socket | undefined
+
+  app.get('/health', (res) => {
+    const ex = exchange(res, '')
+    send(ex, 200, JSON.stringify({ status: 'ok', service: 'svc-ingress' }))
+  })
+
+  app.options('/*', (res, req) => {
+    const ex = exchange(res, req.getHeader('origin'))
+    send(ex, 204, undefined)
+  })
+
+  app.post('/api/v1/events', (res, req) => {
+    const ex = exchange(res, req.getHeader('origin'))
+    // Headers live on uWS's stack: read all of them before the first await.
+    const token = req.getHeader('x-api-key') || undefined
+    const contentType = req.getHeader('content-type')
+    const encoding = req.getHeader('content-encoding').toLowerCase()
+    const declaredLength = Number(req.getHeader('content-length') || 0)
+    handle(ex, deps, async () => {
+      if (!isJson(contentType)) throw new IngestError('unsupported_media_type')
+      if (encoding !== '' && encoding !== 'identity' && encoding !== 'gzip') throw new IngestError('unsupported_encoding')
+      if (declaredLength > deps.maxEventBytes) throw new IngestError('payload_too_large')
+      const [key, body] = await Promise.all([
+        requireIngestKey(deps, token),
+        readBody(ex, deps.maxEventBytes, encoding === 'gzip'),
+      ])
+      const id = await acceptEvent(deps, key, body)
+      send(ex, 202, JSON.stringify({ id }))
+    })
+  })
+
+  app.post('/api/v1/ingest/ping', (res, req) => {
+    const ex = exchange(res, req.getHeader('origin'))
+    const token = req.getHeader('x-api-key') || undefined
+    res.onData(() => {}) // a ping has no body; drain anything sent
+    handle(ex, deps, async () => {
+      await requireIngestKey(deps, token)
+      send(ex, 204, undefined)
+    })
+  })
+
+  app.any('/*', (res) => {
+    const ex = exchange(res, '')
+    sendError(ex, new IngestError('not_found'))
+  })
+
+  return {
+    listen: (port, host) =>
+      new Promise((resolve, reject) => {
+        app.listen(host, port, (listenSocket) => {
+          if (!listenSocket) return reject(new Error(`Port ${port} on ${host} is taken. Stop what holds it or set INGESTION_PORT to a free port.`))
+          socket = listenSocket
+          resolve(uWS.us_socket_local_port(listenSocket))
+        })
+      }),
+    close: () => {
+      if (socket) uWS.us_listen_socket_close(socket)
+      socket = undefined
+    },
+  }
+}
+
+/** Runs a route body, turning any failure into a catalogued answer; never lets one escape. */
+function handle(ex: Exchange, deps: IngestDeps, body: () => Promise<void>): void {
+  body().catch((error: unknown) => {
+    if (error instanceof IngestError) return sendError(ex, error)
+    deps.log.error('ingress route failed', { error })
+    sendError(ex, new IngestError('internal_error'))
+  })
+}
+
+function isJson(contentType: string): boolean {
+  const type = contentType.split(';', 1)[0]!.trim().toLowerCase()
+  return type === 'application/json'
+}

@@ -1,0 +1,51 @@
+/**
+ * The ingestion surface's error catalogue: every answer that is not a success carries one of these
+ * codes with its status and a message saying what to do. docs/errors.md is kept in step by a test.
+ */
+
+export interface ErrorSpec {
+  status: number
+  message: string
+}
+
+export const INGEST_ERRORS = {
+  invalid_json: { status: 400, message: 'The body is not valid JSON. Send one JSON object encoded as UTF-8.' },
+  invalid_event: { status: 400, message: 'The event does not match the schema. Fix the field named in "field" and send it again.' },
+  key_missing: { status: 401, message: 'No X-API-Key header. Send the project\'s ingest key (svc_pk_…) in X-API-Key.' },
+  key_malformed: { status: 401, message: 'The X-API-Key value is not a whole key: it may be truncated or edited. Copy the full ingest key again.' },
+  key_unknown: { status: 401, message: 'The X-API-Key value matches no stored key (or it was revoked). Use a current ingest key from the project settings.' },
+  insufficient_scope: { status: 403, message: 'This key is real but cannot be used here: send events with the ingest key (svc_pk_…), not a source-map or API key.' },
+  not_found: { status: 404, message: 'No such endpoint. Events go to POST /api/v1/events.' },
+  payload_too_large: { status: 413, message: 'The body is over 1 MiB (counted after decompression). Trim breadcrumbs or the stack and send it again.' },
+  unsupported_media_type: { status: 415, message: 'Send the event with Content-Type: application/json.' },
+  unsupported_encoding: { status: 415, message: 'Content-Encoding must be gzip or absent.' },
+  rate_limited: { status: 429, message: 'This key sent more events than its per-minute limit. Wait retry_after seconds, then send again.' },
+  backlog_full: { status: 429, message: 'The service is behind on processing events. Wait retry_after seconds, then send again.' },
+  unavailable: { status: 503, message: 'The event could not be queued because the queue is unreachable; nothing was stored. Send it again shortly.' },
+  internal_error: { status: 500, message: 'The service failed to handle the request; nothing was stored. Send it again; if it persists, check the service logs.' },
+} as const satisfies Record<string, ErrorSpec>
+
+export type IngestErrorCode = keyof typeof INGEST_ERRORS
+
+/** A failed ingestion request: the code, plus the field at fault or a retry delay where they apply. */
+export class IngestError extends Error {
+  constructor(
+    readonly code: IngestErrorCode,
+    readonly detail: { field?: string; message?: string; retryAfter?: number } = {},
+  ) {
+    super(detail.message ?? INGEST_ERRORS[code].message)
+    this.name = 'IngestError'
+  }
+
+  get status(): number {
+    return INGEST_ERRORS[this.code].status
+  }
+
+  /** The JSON answer body. */
+  toBody(): Record<string, unknown> {
+    const body: Record<string, unknown> = { code: this.code, message: this.message }
+    if (this.detail.field !== undefined) body.field = this.detail.field
+    if (this.detail.retryAfter !== undefined) body.retry_after = this.detail.retryAfter
+    return body
+  }
+}

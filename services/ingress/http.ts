@@ -1,0 +1,103 @@
+/**
+ * Small uWebSockets.js helpers: read a capped body, answer JSON. uWS requires every write after an
+ * await to be corked and forbids touching an aborted response, so all answers go through here.
+ */
+import { gunzip } from 'node:zlib'
+import { promisify } from 'node:util'
+import type { HttpResponse } from 'uWebSockets.js'
+import { IngestError } from './errors.js'
+
+const gunzipAsync = promisify(gunzip)
+
+/** Response plus the abort flag uWS needs us to track ourselves. */
+export interface Exchange {
+  res: HttpResponse
+  aborted: boolean
+  /** Origin header of the request, for CORS answers. */
+  origin: string
+}
+
+/** Wraps a response and registers the abort handler uWS requires before any async step. */
+export function exchange(res: HttpResponse, origin: string): Exchange {
+  const ex: Exchange = { res, aborted: false, origin }
+  res.onAborted(() => {
+    ex.aborted = true
+  })
+  return ex
+}
+
+/** CORS for browser SDKs: any origin, never credentials (the SDK omits them). */
+export const CORS_HEADERS: ReadonlyArray<[string, string]> = [
+  ['Access-Control-Allow-Origin', '*'],
+  ['Access-Control-Allow-Methods', 'GET, POST, OPTIONS'],
+  ['Access-Control-Allow-Headers', 'Content-Type, Content-Encoding, X-API-Key'],
+  ['Access-Control-Max-Age', '86400'],
+]
+
+/** Writes a complete answer unless the client went away. */
+export function send(ex: Exchange, status: number, body: string | undefined, headers: ReadonlyArray<[string, string]> = []): void {
+  if (ex.aborted) return
+  ex.aborted = true // one answer per exchange
+  ex.res.cork(() => {
+    ex.res.writeStatus(STATUS_LINES[status] ?? `${status}`)
+    for (const [name, value] of CORS_HEADERS) ex.res.writeHeader(name, value)
+    for (const [name, value] of headers) ex.res.writeHeader(name, value)
+    if (body === undefined) {
+      ex.res.endWithoutBody()
+    } else {
+      ex.res.writeHeader('Content-Type', 'application/json')
+      ex.res.end(body)
+    }
+  })
+}
+
+/** Answers with a catalogued error. */
+export function sendError(ex: Exchange, error: IngestError): void {
+  const headers: Array<[string, string]> = []
+  if (error.detail.retryAfter !== undefined) headers.push(['Retry-After', String(error.detail.retryAfter)])
+  send(ex, error.status, JSON.stringify(error.toBody()), headers)
+}
+
+/**
+ * Reads the whole body, at most cap bytes on the wire and, when gzipped, at most cap bytes after
+ * decompression (decompression bombs were real CVEs elsewhere).
+ */
+export function readBody(ex: Exchange, cap: number, gzipped: boolean): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    let failed = false
+    ex.res.onData((chunk, isLast) => {
+      if (failed) return
+      size += chunk.byteLength
+      if (size > cap) {
+        failed = true
+        reject(new IngestError('payload_too_large'))
+        return
+      }
+      // uWS reuses the chunk's memory after this callback returns: copy it now.
+      chunks.push(Buffer.from(chunk.slice(0)))
+      if (!isLast) return
+      const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+      if (!gzipped) return resolve(raw)
+      gunzipAsync(raw, { maxOutputLength: cap }).then(resolve, (error: NodeJS.ErrnoException) => {
+        reject(error.code === 'ERR_BUFFER_TOO_LARGE' ? new IngestError('payload_too_large') : new IngestError('invalid_json', { message: 'The body is marked gzip but does not decompress. Send valid gzip or drop Content-Encoding.' }))
+      })
+    })
+  })
+}
+
+const STATUS_LINES: Readonly<Record<number, string>> = {
+  200: '200 OK',
+  202: '202 Accepted',
+  204: '204 No Content',
+  400: '400 Bad Request',
+  401: '401 Unauthorized',
+  403: '403 Forbidden',
+  404: '404 Not Found',
+  413: '413 Payload Too Large',
+  415: '415 Unsupported Media Type',
+  429: '429 Too Many Requests',
+  500: '500 Internal Server Error',
+  503: '503 Service Unavailable',
+}

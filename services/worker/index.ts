@@ -1,0 +1,58 @@
+/** A worker process: hosts the configured consumer services, trims their streams, serves /health. */
+import type { Server } from 'node:http'
+import type { Redis } from 'ioredis'
+import type { ServiceName, StreamTiming } from '../../shared/config.js'
+import type { Db } from '../../shared/db.js'
+import type { Logger } from '../../shared/log.js'
+import type { StreamKeys } from '../../shared/redis.js'
+import type { HostedService } from '../../shared/service.js'
+import { ensureGroup, StreamTrimmer } from '../../shared/streams/index.js'
+import { streamTopology } from '../../shared/topology.js'
+import { createGrouper } from '../grouper/index.js'
+import { startHealthServer } from './health.js'
+
+export interface WorkerDeps {
+  db: Db
+  redis: Redis
+  keys: StreamKeys
+  log: Logger
+  services: readonly ServiceName[]
+  timing: StreamTiming
+  healthPort: number
+  healthHost?: string
+}
+
+export interface Worker {
+  services: readonly HostedService[]
+  /** Port /health listens on (useful when 0 was asked for). */
+  healthPort: number
+  stop(): Promise<void>
+}
+
+const FACTORIES: Record<ServiceName, (deps: WorkerDeps) => HostedService> = {
+  grouper: (deps) => createGrouper(deps),
+}
+
+/** Starts the services and the health endpoint. */
+export async function startWorker(deps: WorkerDeps): Promise<Worker> {
+  for (const { stream, groups } of streamTopology(deps.keys)) {
+    for (const group of groups) await ensureGroup(deps.redis, stream, group)
+  }
+  const services = deps.services.map((name) => FACTORIES[name](deps))
+  for (const service of services) await service.start()
+  const trimmer = new StreamTrimmer({ redis: deps.redis, streams: streamTopology(deps.keys).map((s) => s.stream) })
+  trimmer.on('error', (error: unknown) => deps.log.warn('stream trim failed', { error }))
+  trimmer.start()
+  const server: Server = await startHealthServer(services, deps.healthPort, deps.healthHost)
+  const address = server.address()
+  deps.log.info('worker started', { services: deps.services, health: address })
+  return {
+    services,
+    healthPort: typeof address === 'object' && address ? address.port : deps.healthPort,
+    async stop() {
+      server.close()
+      trimmer.stop()
+      await Promise.all(services.map((s) => s.stop()))
+    },
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * Which consumer groups read which stream. Groups are created when a producer starts, so entries
+ * wait for a group whose workers are not up yet, and trimming knows every reader.
+ */
+import type { StreamKeys } from './redis.js'
+
+export const GROUPS = Object.freeze({
+  grouper: 'grouper',
+})
+
+/** Each stream with the groups that must see every entry of it. */
+export function streamTopology(keys: StreamKeys): ReadonlyArray<{ stream: string; groups: readonly string[] }> {
+  return [{ stream: keys.events, groups: [GROUPS.grouper] }]
+}

@@ -1,0 +1,99 @@
+import t from 'tap'
+import type { EventEnvelope } from '../../shared/event.js'
+import { storeEventBatch } from '../../services/grouper/store-events.js'
+import { postEvent, sampleEvent, startTestStack, waitFor } from '../helpers/stack.js'
+
+interface IssueRow {
+  id: string
+  status: string
+  reason_code: string
+  reason_message: string
+  kind: string
+  event_count: string
+  user_count: number
+  session_count: number
+  title: string
+  created_at: Date
+}
+
+t.test('an accepted event becomes a new issue within a second', async (t) => {
+  const stack = await startTestStack(t, { worker: true })
+  const started = Date.now()
+  const answer = await postEvent(stack.baseUrl, sampleEvent({ session_id: 's1', environment: 'production' }), {
+    'Content-Type': 'application/json',
+    'X-API-Key': stack.ingestKey,
+  })
+  t.equal(answer.status, 202)
+  const issue = await waitFor(async () => (await stack.db.query<IssueRow>('SELECT * FROM issues')).rows[0], 5000, 10)
+  t.ok(Date.now() - started < 1000, `grouped in ${Date.now() - started} ms`)
+  t.equal(issue.status, 'new')
+  t.equal(issue.reason_code, '')
+  t.equal(issue.reason_message, '')
+  t.equal(issue.kind, 'error')
+  t.ok(issue.created_at instanceof Date)
+  t.match(issue.title, /^TypeError: Cannot read properties of undefined/)
+  const { rows: envs } = await stack.db.query<{ name: string }>('SELECT name FROM environments WHERE project_id = $1 ORDER BY name', [stack.projectId])
+  t.same(envs.map((e) => e.name), ['development', 'production'], 'an environment named for the first time is created')
+  const { rows: events } = await stack.db.query<{ environment_id: string | null; session_id: string }>('SELECT environment_id, session_id FROM events')
+  t.ok(events[0]?.environment_id, 'the event points at its environment')
+})
+
+t.test('one bug from several sessions and users is one issue with distinct counts', async (t) => {
+  const stack = await startTestStack(t, { worker: true })
+  const headers = { 'Content-Type': 'application/json', 'X-API-Key': stack.ingestKey }
+  const sends = [
+    { session_id: 'a', user: { id: 'u1' } },
+    { session_id: 'a', user: { id: 'u1' } },
+    { session_id: 'b', user: { id: 'u2' } },
+    { session_id: 'c' },
+  ]
+  for (const extra of sends) t.equal((await postEvent(stack.baseUrl, sampleEvent(extra), headers)).status, 202)
+  const issue = await waitFor(async () => {
+    const row = (await stack.db.query<IssueRow>('SELECT * FROM issues')).rows[0]
+    return row && Number(row.event_count) === 4 ? row : undefined
+  })
+  t.equal((await stack.db.query('SELECT 1 FROM issues')).rowCount, 1, 'one issue')
+  t.equal(issue.session_count, 3, 'three distinct sessions')
+  t.equal(issue.user_count, 2, 'two distinct users')
+  const { rows } = await stack.db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM issue_actors WHERE issue_id = $1 AND actor_kind = 's' AND last_seen > now() - interval '7 days'`,
+    [issue.id],
+  )
+  t.equal(rows[0]!.n, 3, 'distinct sessions in the last 7 days read from the actor table')
+})
+
+t.test('different bugs become different issues; noise is dropped; chunk-load errors fold', async (t) => {
+  const stack = await startTestStack(t, { worker: true })
+  const headers = { 'Content-Type': 'application/json', 'X-API-Key': stack.ingestKey }
+  const other = sampleEvent({ error: { type: 'RangeError', message: 'bad length', stack: 'RangeError: bad length\n    at pad (http://localhost:5173/assets/util-1a2b3c4d.js:3:9)' } })
+  const noise = sampleEvent({ error: { type: 'Error', message: 'ResizeObserver loop completed with undelivered notifications.', stack: '' } })
+  const chunkA = sampleEvent({ error: { type: 'TypeError', message: 'Failed to fetch dynamically imported module: https://a.example/assets/Cart-1234abcd.js', stack: '' } })
+  const chunkB = sampleEvent({ error: { type: 'TypeError', message: 'error loading dynamically imported module: https://a.example/assets/Home-99ff00aa.js', stack: '' } })
+  for (const body of [sampleEvent(), other, noise, chunkA, chunkB]) t.equal((await postEvent(stack.baseUrl, body, headers)).status, 202)
+  await waitFor(async () => (await stack.db.query('SELECT 1 FROM events')).rowCount === 4)
+  await waitFor(async () => (await stack.worker!.services[0]!.depth()).eligible === 0)
+  const { rows } = await stack.db.query<{ title: string; event_count: string }>('SELECT title, event_count FROM issues ORDER BY title')
+  t.equal(rows.length, 3, 'the original bug, the other bug, and one folded chunk-load issue')
+  t.ok(rows.some((r) => Number(r.event_count) === 2), 'both chunk-load errors landed in one issue')
+  t.notOk(rows.some((r) => /ResizeObserver/.test(r.title)), 'the ResizeObserver loop is dropped')
+})
+
+t.test('storing the same batch twice never double-counts', async (t) => {
+  const stack = await startTestStack(t, { ingress: false })
+  const envelopes: EventEnvelope[] = ['x', 'y', 'x'].map((session, i) => ({
+    id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    projectId: stack.projectId,
+    keyId: 'seede2e00001',
+    receivedAt: Date.now(),
+    body: JSON.stringify(sampleEvent({ session_id: session })),
+  }))
+  const first = await storeEventBatch(stack.db, envelopes)
+  const again = await storeEventBatch(stack.db, envelopes)
+  t.equal(first.stored, 3)
+  t.equal(again.stored, 0)
+  t.equal(again.duplicates, 3)
+  const { rows } = await stack.db.query<IssueRow>('SELECT * FROM issues')
+  t.equal(rows.length, 1)
+  t.equal(Number(rows[0]!.event_count), 3, 'event count unchanged by the redelivery')
+  t.equal(rows[0]!.session_count, 2, 'session count unchanged by the redelivery')
+})

@@ -1,0 +1,103 @@
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t, { type Test } from 'tap'
+import { createDb } from '../../shared/db.js'
+import { startEmbeddedPostgres } from '../../shared/embedded/index.js'
+import { createLogger } from '../../shared/log.js'
+import { SEED_INGEST_KEY } from '../../shared/seed.js'
+import { childEnv } from '../helpers/env.js'
+import { postEvent, sampleEvent, waitFor } from '../helpers/stack.js'
+
+const SVC = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** Command lines of live processes that name the folder (pgrep exits 1 when there are none). */
+function processesMentioning(dir: string): string[] {
+  try {
+    return execFileSync('pgrep', ['-af', dir], { encoding: 'utf8' }).trim().split('\n').filter(Boolean)
+  } catch {
+    return []
+  }
+}
+
+/** Starts `svc up` in a data folder and resolves once it printed its banner. */
+async function up(t: Test, dataDir: string): Promise<{ base: string; health: string; output: () => string; stop: () => Promise<number | null> }> {
+  const port = await freePort()
+  const healthPort = await freePort()
+  const env = childEnv({ SVC_DATA_DIR: dataDir, INGESTION_PORT: String(port), WORKER_HEALTH_PORT: String(healthPort), LOG_LEVEL: 'warn', DATABASE_URL: undefined, REDIS_URL: undefined })
+  const child = spawn(process.execPath, [SVC, 'up'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGKILL')
+  })
+  await waitFor(async () => output.includes('svc is running') || child.exitCode !== null, 60_000, 50)
+  if (!output.includes('svc is running')) throw new Error(`svc up did not start:\n${output}`)
+  return {
+    base: `http://127.0.0.1:${port}`,
+    health: `http://127.0.0.1:${healthPort}/health`,
+    output: () => output,
+    stop: async () => {
+      child.kill('SIGINT')
+      return exited
+    },
+  }
+}
+
+t.test('svc up on embedded defaults: event in, issue stored, data kept across a restart, Ctrl-C stops every child', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-up-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+
+  const first = await up(t, dataDir)
+  t.match(first.output(), SEED_INGEST_KEY, 'prints the development key')
+  t.match(first.output(), /http:\/\/localhost:\d+/, 'prints the URL')
+  const health = await fetch(`${first.base}/health`)
+  t.same(await health.json(), { status: 'ok', service: 'svc-ingress' })
+  const headers = { 'Content-Type': 'application/json', 'X-API-Key': SEED_INGEST_KEY }
+  const answer = await postEvent(first.base, sampleEvent({ session_id: 'one' }), headers)
+  t.equal(answer.status, 202, 'the seeded key is accepted')
+  await waitFor(async () => /eligible=0/.test(await (await fetch(first.health)).text()), 10_000, 50)
+  const workerHealth = await (await fetch(first.health)).text()
+  t.match(workerHealth, /^status: ok$/m)
+  t.match(workerHealth, /^queue_depth: eligible=0 held_back=0$/m)
+  t.equal(await first.stop(), 0, 'Ctrl-C exits cleanly')
+
+  const second = await up(t, dataDir)
+  const again = await postEvent(second.base, sampleEvent({ session_id: 'two' }), headers)
+  t.equal(again.status, 202)
+  await waitFor(async () => /eligible=0/.test(await (await fetch(second.health)).text()), 10_000, 50)
+  t.equal(await second.stop(), 0)
+
+  // The data folder is free again once up has stopped: open it directly and look.
+  const pg = await startEmbeddedPostgres({ dataDir, log: createLogger('silent') })
+  const db = createDb(pg.url, { max: 1 })
+  try {
+    const { rows } = await db.query<{ id: string; event_count: string; session_count: number; status: string }>('SELECT id, event_count, session_count, status FROM issues')
+    t.equal(rows.length, 1, 'one issue')
+    t.equal(Number(rows[0]!.event_count), 2, 'both events, one from each run, were kept')
+    t.equal(rows[0]!.session_count, 2)
+    t.equal(rows[0]!.status, 'new')
+    const { rows: events } = await db.query<{ id: string }>('SELECT id FROM events ORDER BY received_at')
+    t.same(events.map((e) => e.id), [answer.body.id, again.body.id])
+  } finally {
+    await db.close()
+    await pg.stop()
+  }
+  t.same(processesMentioning(dataDir), [], 'no redis-server or other child outlives svc up')
+})
