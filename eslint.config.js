@@ -14,6 +14,13 @@ export default tseslint.config(
     },
   },
   {
+    // Plain Node scripts (not TypeScript): Node's globals.
+    files: ['**/*.mjs', 'bin/*.js'],
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Buffer: 'readonly', URL: 'readonly' },
+    },
+  },
+  {
     files: ['shared/config.ts', 'test/**', 'bench/**', 'scripts/**', 'bin/**'],
     rules: { 'no-restricted-syntax': 'off' },
   },

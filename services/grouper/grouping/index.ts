@@ -1,16 +1,23 @@
 /** Grouping algorithms by version: an issue keeps the version it was created with. */
-import type { GroupingInput, GroupingResult } from './types.js'
+import type { GroupingInput, GroupingResult, GroupingVersion } from './types.js'
 import { groupV1 } from './v1.js'
 
-export type { GroupingInput, GroupingResult, StackFrame } from './types.js'
+export type { GroupingInput, GroupingResult, GroupingVersion, StackFrame } from './types.js'
 
-export const CURRENT_GROUPING_VERSION = 1
+export const CURRENT_GROUPING_VERSION: GroupingVersion = 1
 
-const VERSIONS: Readonly<Record<number, (input: GroupingInput) => GroupingResult>> = { 1: groupV1 }
+const VERSIONS: Readonly<Record<GroupingVersion, (input: GroupingInput) => GroupingResult>> = { 1: groupV1 }
 
-/** Groups an error with the given algorithm version (default: current). */
-export function groupEvent(input: GroupingInput, version = CURRENT_GROUPING_VERSION): GroupingResult {
-  const algorithm = VERSIONS[version]
-  if (!algorithm) throw new Error(`Unknown grouping version ${version}; known: ${Object.keys(VERSIONS).join(', ')}.`)
+/** Groups an error with the given algorithm version (default: current); refuses unknown versions. */
+export function groupEvent(input: GroupingInput, version: number = CURRENT_GROUPING_VERSION): GroupingResult {
+  const algorithm = isKnownVersion(version) ? VERSIONS[version] : undefined
+  // A stored version this build does not know means it was written by a newer build: guessing
+  // with another algorithm would open duplicate issues, so stop instead.
+  if (!algorithm) throw new Error(`Unknown grouping version ${version} (this build knows ${Object.keys(VERSIONS).join(', ')}); run the build that wrote it.`)
   return algorithm(input)
+}
+
+/** True when this build can compute fingerprints of the given version. */
+export function isKnownVersion(version: number): version is GroupingVersion {
+  return Object.hasOwn(VERSIONS, version)
 }

@@ -1,31 +1,30 @@
 /**
  * Fingerprint version 1. With in-app frames: the error type plus the top five in-app frames as
- * normalised file and function (the line only for anonymous functions, never the column). The
- * message is left out then, because engines word one bug differently ("Cannot read properties of
- * undefined (reading 'x')" vs "x is undefined" vs "undefined is not an object"). Without in-app
- * frames: the type plus the normalised message.
+ * normalised file and function. The message is left out then, because engines word one bug
+ * differently ("Cannot read properties of undefined (reading 'x')" vs "x is undefined" vs
+ * "undefined is not an object (evaluating 'a.x')"), and line numbers are left out for named
+ * functions because they move with every deploy. Without in-app frames: the type plus the
+ * normalised message. Once issues exist under this version, its output must never change.
  */
 import { createHash } from 'node:crypto'
 import { markInApp } from './in-app.js'
 import { classifyNoise } from './noise.js'
-import { normalizeFile, normalizeMessage } from './normalize.js'
+import { normalizeFile, normalizeFunction, normalizeMessage, normalizeType } from './normalize.js'
 import { parseStack } from './stack-parse.js'
 import type { GroupingInput, GroupingResult, StackFrame } from './types.js'
 
-const VERSION = 1
 const FRAMES_IN_FINGERPRINT = 5
 const TITLE_MAX = 200
 
-/** Groups one error by the version 1 rules. */
+/** Groups one error by the version 1 rules; never throws, whatever the input. */
 export function groupV1(input: GroupingInput): GroupingResult {
-  const type = (typeof input.type === 'string' && input.type.trim()) || 'Error'
-  const message = typeof input.message === 'string' ? input.message : ''
-  const frames = markInApp(parseStack(input.stack), input.url)
-  const title = `${type}: ${message.trim()}`.slice(0, TITLE_MAX)
-  const inApp = frames.filter((f) => f.inApp)
-  const culprit = inApp[0] ? describe(inApp[0]) : ''
-  const verdict = classifyNoise(type, message, frames)
-  const base = { version: VERSION, title, culprit, frames }
+  const rawType = text(input?.type).trim()
+  const message = text(input?.message)
+  const type = normalizeType(rawType)
+  const frames = markInApp(parseStack(input?.stack, message), text(input?.url) || undefined)
+  const inApp = framesBeforeScheduler(frames).filter((frame) => frame.inApp)
+  const base = { version: 1 as const, title: titleOf(rawType, message.trim()), culprit: inApp[0] ? culpritOf(inApp[0]) : '', frames }
+  const verdict = classifyNoise(rawType, message, frames)
   if (verdict.kind === 'drop') return { ...base, fingerprint: hash(['drop', verdict.reason]), drop: verdict.reason }
   if (verdict.kind === 'fold') return { ...base, fingerprint: hash(['fold', verdict.key]) }
   const parts = inApp.length > 0
@@ -34,15 +33,37 @@ export function groupV1(input: GroupingInput): GroupingResult {
   return { ...base, fingerprint: hash(parts) }
 }
 
-function frameKey(frame: StackFrame): string {
-  const where = normalizeFile(frame.file)
-  return frame.function ? `${where}|${frame.function}` : `${where}|line:${frame.line ?? '?'}`
+// Firefox goes on past a callback into the code that scheduled it (a promise chain, a timer, an
+// event listener); V8 stops there. Grouping on those frames would split one bug by browser.
+function framesBeforeScheduler(frames: StackFrame[]): StackFrame[] {
+  const end = frames.findIndex((frame) => frame.asyncCause !== undefined && frame.asyncCause !== 'async')
+  return end < 0 ? frames : frames.slice(0, end)
 }
 
-function describe(frame: StackFrame): string {
+function frameKey(frame: StackFrame): string {
+  const name = normalizeFunction(frame.function)
+  // Anonymous functions have nothing else to tell two throw sites in one file apart. Never the
+  // column: engines disagree on it, and minifiers move it with every change.
+  return `${normalizeFile(frame.file)}|${name === '' ? `line:${frame.line ?? '?'}` : name}`
+}
+
+function culpritOf(frame: StackFrame): string {
   return `${frame.function || '<anonymous>'} (${normalizeFile(frame.file)})`
 }
 
+function titleOf(type: string, message: string): string {
+  const title = type && message ? `${type}: ${message}` : type || message || 'Error'
+  if (title.length <= TITLE_MAX) return title
+  // Do not leave half of a surrogate pair (an emoji) at the cut.
+  const cut = title.slice(0, TITLE_MAX)
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut
+}
+
 function hash(parts: string[]): string {
-  return createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 32)
+  // JSON keeps part boundaries unambiguous whatever characters a part holds.
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32)
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : ''
 }
