@@ -30,10 +30,8 @@ export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[
   const outcome: BatchOutcome = { stored: 0, duplicates: 0, dropped: 0, unreadable: [] }
   const prepared: Prepared[] = []
   for (const envelope of envelopes) {
-    let event: ErrorEvent
-    try {
-      event = JSON.parse(envelope.body) as ErrorEvent
-    } catch {
+    const event = readEvent(envelope.body)
+    if (!event) {
       outcome.unreadable.push(envelope.id)
       continue
     }
@@ -201,6 +199,16 @@ async function bumpIssueCounters(client: pg.PoolClient, inserted: Prepared[], is
       ids.map((id) => new Date(perIssue.get(id)!.last)),
     ],
   )
+}
+
+/** The body as an event, or undefined when it is not one (the ingress validated it; a hand-made entry may not be). */
+function readEvent(body: string): ErrorEvent | undefined {
+  try {
+    const event = JSON.parse(body) as ErrorEvent
+    return typeof event?.error === 'object' && event.error !== null && typeof event.context === 'object' && event.context !== null ? event : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** The reported time, unless the client's clock puts it in the future: then the receive time. */

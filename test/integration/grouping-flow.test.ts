@@ -97,3 +97,15 @@ t.test('storing the same batch twice never double-counts', async (t) => {
   t.equal(Number(rows[0]!.event_count), 3, 'event count unchanged by the redelivery')
   t.equal(rows[0]!.session_count, 2, 'session count unchanged by the redelivery')
 })
+
+t.test('an entry whose body is not an event is reported as unreadable and does not block its batch', async (t) => {
+  const stack = await startTestStack(t, { ingress: false })
+  const envelope = (id: string, body: string): EventEnvelope => ({ id, projectId: stack.projectId, keyId: 'seede2e00001', receivedAt: Date.now(), body })
+  const outcome = await storeEventBatch(stack.db, [
+    envelope('00000000-0000-4000-8000-0000000000a1', '{"not":"an event"}'),
+    envelope('00000000-0000-4000-8000-0000000000a2', 'not json'),
+    envelope('00000000-0000-4000-8000-0000000000a3', JSON.stringify(sampleEvent())),
+  ])
+  t.same(outcome.unreadable, ['00000000-0000-4000-8000-0000000000a1', '00000000-0000-4000-8000-0000000000a2'])
+  t.equal(outcome.stored, 1, 'the good event in the same batch is stored')
+})
