@@ -1,6 +1,7 @@
 /** svc mint-key: create a key for a project and print it exactly once. */
 import { Command, Option } from 'clipanion'
 import { createDb } from '../../shared/db.js'
+import { startEmbeddedPostgres } from '../../shared/embedded/index.js'
 import { mintKey, type KeyKind } from '../../shared/keys.js'
 import { loadContext } from '../context.js'
 
@@ -19,7 +20,7 @@ export class MintKeyCommand extends Command {
   label = Option.String('--label', '', { description: 'A note on where the key is used' })
 
   async execute(): Promise<number> {
-    const { config } = loadContext('mint-key')
+    const { config, log } = loadContext('mint-key')
     if (!KINDS.includes(this.kind as KeyKind)) {
       this.context.stderr.write(`svc mint-key: --kind must be one of ${KINDS.join(', ')}.\n`)
       return 2
@@ -28,11 +29,20 @@ export class MintKeyCommand extends Command {
       this.context.stderr.write('svc mint-key: --project must be a project UUID.\n')
       return 2
     }
-    if (!config.databaseUrl) {
-      this.context.stderr.write('svc mint-key: DATABASE_URL is not set. Point it at the service database (the embedded one is reachable while "svc up" runs at the URL it prints).\n')
-      return 2
+    // Without DATABASE_URL the key goes into the embedded database; its folder lock says so if
+    // "svc up" holds it.
+    let embedded: Awaited<ReturnType<typeof startEmbeddedPostgres>> | undefined
+    let url = config.databaseUrl
+    if (!url) {
+      try {
+        embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, log })
+      } catch (error) {
+        this.context.stderr.write(`svc mint-key: ${(error as Error).message}\n`)
+        return 1
+      }
+      url = embedded.url
     }
-    const db = createDb(config.databaseUrl, { max: 1 })
+    const db = createDb(url, { max: 1 })
     try {
       const { rows } = await db.query('SELECT 1 FROM projects WHERE id = $1', [this.project])
       if (rows.length === 0) {
@@ -46,6 +56,7 @@ export class MintKeyCommand extends Command {
       return 0
     } finally {
       await db.close()
+      await embedded?.stop()
     }
   }
 }

@@ -1,4 +1,6 @@
 /** Embedded defaults for one machine without Docker: PGlite and a spawned redis-server. */
-export { lockDir, type DirLock } from './dir-lock.js'
-export { startEmbeddedPostgres, type EmbeddedService } from './postgres.js'
-export { REDIS_MISSING, startEmbeddedRedis } from './redis.js'
+export { DirLockedError, lockDir, type DirLock } from './dir-lock.js'
+export { findFreePort } from './endpoint.js'
+export { startEmbeddedPostgres } from './postgres.js'
+export { REDIS_MISSING, startEmbeddedRedis, type EmbeddedRedisOptions } from './redis.js'
+export type { EmbeddedOptions, EmbeddedService } from './types.js'

@@ -1,50 +1,87 @@
 /**
- * The embedded database: PGlite with pgvector, persisted in <dataDir>/pg, served to node-postgres
- * over a unix socket (nothing listens on TCP). Callers use a single connection: PGlite's socket
- * server hangs when several connections interleave parameterised queries with transactions.
+ * The embedded database: PGlite with the pgvector extension available, persisted in <dataDir>/pg,
+ * served to node-postgres over a unix socket so nothing listens on TCP. PGlite is one backend, so
+ * clients get it one connection at a time (see connection-gate.ts): callers use a pool of max 1,
+ * and any other client waits until that connection closes.
  */
-import { mkdirSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { chmodSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { vector } from '@electric-sql/pglite-pgvector'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
-import type { Logger } from '../log.js'
+import { startConnectionGate, type Address } from './connection-gate.js'
 import { lockDir } from './dir-lock.js'
-import { socketDir } from './socket-path.js'
+import { chooseEndpoint, type Endpoint } from './endpoint.js'
+import type { EmbeddedOptions, EmbeddedService } from './types.js'
+import { createUndoStack } from './undo-stack.js'
 
-export interface EmbeddedService {
-  /** Connection URL for the service's client. */
-  url: string
-  stop(): Promise<void>
+/** node-postgres connects to `<host folder>/.s.PGSQL.<port>`, port 5432 by default. */
+const SOCKET_NAME = '.s.PGSQL.5432'
+/** Where PGlite's own socket server listens; only the gate connects to it. */
+const INNER_SOCKET_NAME = 'pglite.sock'
+
+/**
+ * Opens (creating if needed) the embedded database and serves it. The URL is
+ * `postgres://postgres@<socket folder, percent-encoded>/postgres`, which node-postgres and
+ * MikroORM both read as a unix socket folder, or `postgres://postgres@127.0.0.1:<port>/postgres`
+ * when no socket path fits.
+ */
+export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedService> {
+  const began = performance.now()
+  const root = resolve(options.dataDir, 'pg')
+  const lock = await lockDir(root, 'set DATABASE_URL to use a shared PostgreSQL')
+  const undo = createUndoStack()
+  undo.push(() => lock.release())
+  try {
+    restrict(root, 0o700, options) // PGlite has no authentication: only this user may reach its sockets
+    const db = await PGlite.create({ dataDir: join(root, 'data'), extensions: { vector } })
+    undo.push(() => db.close())
+
+    const inner = chooseEndpoint(root, INNER_SOCKET_NAME, options.tmpDir)
+    undo.push(() => inner.release())
+    // The gate already admits one client at a time; a limit of two keeps a reconnect from being
+    // refused while PGlite's server is still closing the previous socket.
+    const server = new PGLiteSocketServer({ db, ...listenAddress(inner), maxConnections: 2 })
+    await server.start()
+    undo.push(() => server.stop())
+    if (inner.kind === 'socket') restrict(inner.path, 0o600, options)
+    const innerAddress: Address = inner.kind === 'socket' ? { path: inner.path } : parseHostPort(server.getServerConn())
+
+    const front = chooseEndpoint(root, SOCKET_NAME, options.tmpDir)
+    undo.push(() => front.release())
+    const gate = await startConnectionGate(listenAddress(front), innerAddress, () => server.getStats().activeConnections === 0)
+    undo.push(() => gate.close())
+
+    let url: string
+    if (front.kind === 'socket') {
+      restrict(front.path, 0o600, options)
+      url = `postgres://postgres@${encodeURIComponent(dirname(front.path))}/postgres`
+    } else {
+      options.log.warn('embedded postgres: no unix socket path fits, listening on loopback TCP instead (any local user can reach it)', { dataDir: root })
+      url = `postgres://postgres@${front.host}:${gate.port}/postgres`
+    }
+    options.log.debug('embedded postgres ready', { url, ms: Math.round(performance.now() - began) })
+    return { url, stop: () => undo.unwind() }
+  } catch (error) {
+    await undo.unwind().catch(() => {})
+    throw error
+  }
 }
 
-const SOCKET_NAME = '.s.PGSQL.5432'
+function listenAddress(endpoint: Endpoint): { path: string } | { host: string; port: number } {
+  return endpoint.kind === 'socket' ? { path: endpoint.path } : { host: endpoint.host, port: 0 }
+}
 
-/** Opens (creating if needed) the embedded database and serves it on a unix socket. */
-export async function startEmbeddedPostgres(options: { dataDir: string; log: Logger }): Promise<EmbeddedService> {
-  const root = join(options.dataDir, 'pg')
-  const lock = lockDir(root)
+function parseHostPort(conn: string): Address {
+  const colon = conn.lastIndexOf(':')
+  return { host: conn.slice(0, colon), port: Number(conn.slice(colon + 1)) }
+}
+
+/** Best effort: some mounted volumes refuse chmod, and the database still works there. */
+function restrict(path: string, mode: number, { log }: EmbeddedOptions): void {
   try {
-    const db = await PGlite.create({ dataDir: join(root, 'data'), extensions: { vector } })
-    await db.exec('CREATE EXTENSION IF NOT EXISTS vector')
-    const dir = socketDir(root, SOCKET_NAME)
-    mkdirSync(dir, { recursive: true })
-    const path = join(dir, SOCKET_NAME)
-    rmSync(path, { force: true }) // a socket file left by a killed run
-    const server = new PGLiteSocketServer({ db, path })
-    await server.start()
-    options.log.debug('embedded postgres ready', { socket: path })
-    return {
-      url: `postgres://postgres@localhost/postgres?host=${encodeURIComponent(dir)}`,
-      async stop() {
-        await server.stop()
-        await db.close()
-        rmSync(path, { force: true })
-        lock.release()
-      },
-    }
+    chmodSync(path, mode)
   } catch (error) {
-    lock.release()
-    throw error
+    log.warn('embedded postgres: could not restrict permissions', { path, error })
   }
 }
