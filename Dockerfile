@@ -1,0 +1,17 @@
+# One image for every svc process in compose.yml (migrate, ingress, worker); the command picks the
+# role. tsx runs the TypeScript sources, so there is no build stage.
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY bin ./bin
+COPY services ./services
+COPY plugins ./plugins
+COPY shared ./shared
+COPY schemas ./schemas
+COPY migrations ./migrations
+COPY scripts/seed-e2e.sql ./scripts/seed-e2e.sql
+COPY tsconfig.json ./
+USER node
+ENTRYPOINT ["node", "bin/svc.js"]
