@@ -25,9 +25,11 @@ CREATE TABLE public.events (
     release text,
     session_id text,
     user_key text,
-    "grouping" jsonb NOT NULL,
-    payload jsonb NOT NULL
+    "grouping" json NOT NULL,
+    payload json NOT NULL
 );
+ALTER TABLE ONLY public.events ALTER COLUMN "grouping" SET COMPRESSION lz4;
+ALTER TABLE ONLY public.events ALTER COLUMN payload SET COMPRESSION lz4;
 CREATE TABLE public.issue_actors (
     issue_id uuid NOT NULL,
     actor_kind character(1) NOT NULL,

@@ -4,6 +4,7 @@
  * removed variable stops start-up with a message that names it and says how to fix it.
  */
 import { existsSync, readFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { parseEnv } from 'node:util'
 import { MINUTE, SECOND } from './time.js'
@@ -24,6 +25,8 @@ export interface Config {
   readonly ingestionPort: number
   /** Address the ingress binds to. */
   readonly ingestionHost: string
+  /** Threads `svc ingress` serves HTTP on, all on the one port; 1 keeps everything in one thread. */
+  readonly ingressThreads: number
   /** Public address of the service, used in links it prints and hands out. */
   readonly baseUrl: string
   /** Port of the worker's /health endpoint. Spec: 8081 inside the container. */
@@ -69,6 +72,8 @@ export interface Limits {
 export interface StreamTiming {
   /** A consumer silent this long has its pending entries reclaimed by another. */
   readonly leaseMs: number
+  /** Consumer loops each hosted service runs in one process, so one batch's writes overlap the next one's parsing. */
+  readonly consumersPerProcess: number
   readonly retryBaseMs: number
   readonly maxAttempts: number
 }
@@ -112,6 +117,9 @@ export function loadConfig(env: Env = readEnv()): Config {
   const config: Config = {
     ingestionPort,
     ingestionHost,
+    // One per core: each thread parses, validates and queues on its own; the kernel spreads
+    // connections across them (SO_REUSEPORT).
+    ingressThreads: int(env, 'SVC_INGRESS_THREADS', availableParallelism(), 1, 64),
     baseUrl: url(env, 'SVC_BASE_URL') ?? `http://localhost:${ingestionPort}`,
     workerHealthPort: port(env, 'WORKER_HEALTH_PORT', 8081),
     dbHostPort: port(env, 'SVC_DB_HOST_PORT', 5434),
@@ -131,6 +139,9 @@ export function loadConfig(env: Env = readEnv()): Config {
     },
     stream: {
       leaseMs: int(env, 'SVC_STREAM_LEASE_MS', TIMING.lease, 100),
+      // Two: one batch in PostgreSQL while the next is parsed and grouped; more only adds lock waits
+      // on a 2-core machine. Fleets scale with processes, not with this.
+      consumersPerProcess: int(env, 'SVC_STREAM_CONSUMERS', 2, 1, 16),
       retryBaseMs: int(env, 'SVC_STREAM_RETRY_BASE_MS', TIMING.retryBase, 10),
       maxAttempts: int(env, 'SVC_STREAM_MAX_ATTEMPTS', TIMING.maxAttempts, 1, 100),
     },

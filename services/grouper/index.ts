@@ -35,24 +35,32 @@ export function createGrouper(deps: GrouperDeps): HostedService {
     if (outcome.unreadable.length > 0) log.error('events with unreadable bodies skipped', { ids: outcome.unreadable })
     log.debug('batch stored', { ...outcome, unreadable: outcome.unreadable.length })
   }
-  const consumer = new StreamConsumer({
-    redis: deps.redis,
-    stream: deps.keys.events,
-    group: GROUPS.grouper,
-    consumer: `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
-    handler,
-    batchSize: deps.batchSize ?? 500,
-    leaseMs: deps.timing.leaseMs,
-    retryBaseMs: deps.timing.retryBaseMs,
-    maxAttempts: deps.timing.maxAttempts,
+  const consumers = Array.from({ length: Math.max(1, deps.timing.consumersPerProcess) }, (_, i) => {
+    const consumer = new StreamConsumer({
+      redis: deps.redis,
+      stream: deps.keys.events,
+      group: GROUPS.grouper,
+      consumer: `${hostname()}-${process.pid}-${i}-${Math.random().toString(36).slice(2, 8)}`,
+      handler,
+      batchSize: deps.batchSize ?? 500,
+      leaseMs: deps.timing.leaseMs,
+      retryBaseMs: deps.timing.retryBaseMs,
+      maxAttempts: deps.timing.maxAttempts,
+    })
+    consumer.on('error', (error: unknown) => log.error('grouper consumer error', { error }))
+    return consumer
   })
-  consumer.on('error', (error: unknown) => log.error('grouper consumer error', { error }))
   return {
     name: 'grouper',
-    start: () => consumer.start(),
-    stop: () => consumer.stop(),
+    start: async () => {
+      for (const consumer of consumers) await consumer.start()
+    },
+    stop: async () => {
+      await Promise.all(consumers.map((consumer) => consumer.stop()))
+    },
     depth: () => queueDepth(deps.redis, deps.keys.events, GROUPS.grouper),
-    lastProgressAt: () => consumer.lastProgressAt,
+    // The laggard counts: one stuck loop holds its entries even while the others move.
+    lastProgressAt: () => Math.min(...consumers.map((consumer) => consumer.lastProgressAt)),
     fleetIdleMs: async () => (await groupActivity(deps.redis, deps.keys.events, GROUPS.grouper)).minIdleMs,
   }
 }

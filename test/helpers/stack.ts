@@ -140,7 +140,7 @@ export async function postEvent(
   const response = await fetch(`${baseUrl}/api/v1/events`, {
     method: 'POST',
     headers,
-    body: typeof body === "string" || body instanceof Uint8Array ? (body as BodyInit) : JSON.stringify(body),
+    body: typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body),
   })
   const text = await response.text()
   return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, headers: response.headers }

@@ -109,3 +109,26 @@ t.test('an entry whose body is not an event is reported as unreadable and does n
   t.same(outcome.unreadable, ['00000000-0000-4000-8000-0000000000a1', '00000000-0000-4000-8000-0000000000a2'])
   t.equal(outcome.stored, 1, 'the good event in the same batch is stored')
 })
+
+t.test('an event whose text PostgreSQL cannot hold (NUL, lone surrogates) is stored with U+FFFD in their place', async (t) => {
+  const stack = await startTestStack(t, { ingress: false })
+  const body = JSON.stringify(sampleEvent({ error: { type: 'Error', message: 'nul \u0000 here, half \ud800 a pair', stack: 'Error: x\n    at f (http://localhost:5173/a.js:1:1)' }, release: 'r\u0000', note: { '\udc00key': 'v' } }))
+  t.match(body, /\\u0000/, 'JSON.stringify escapes the NUL, as a browser would')
+  const outcome = await storeEventBatch(stack.db, [{ id: '00000000-0000-4000-8000-0000000000b1', projectId: stack.projectId, keyId: 'seede2e00001', receivedAt: Date.now(), body }])
+  t.equal(outcome.stored, 1)
+  const { rows } = await stack.db.query<{ title: string; release: string; message: string; note: string }>(
+    `SELECT i.title, e.release, e.payload->'error'->>'message' AS message, (e.payload->'note')::text AS note FROM events e JOIN issues i ON i.id = e.issue_id`,
+  )
+  t.equal(rows[0]!.title, 'Error: nul \uFFFD here, half \uFFFD a pair')
+  t.equal(rows[0]!.message, 'nul \uFFFD here, half \uFFFD a pair')
+  t.equal(rows[0]!.release, 'r\uFFFD')
+  t.equal(rows[0]!.note, '{"\uFFFDkey":"v"}', 'keys are cleaned too')
+})
+
+t.test('a body that only mentions \\u0000 as text is stored byte for byte', async (t) => {
+  const stack = await startTestStack(t, { ingress: false })
+  const body = JSON.stringify(sampleEvent({ error: { type: 'Error', message: 'literal \\u0000 and \\ud800 in a log line', stack: '' } }))
+  await storeEventBatch(stack.db, [{ id: '00000000-0000-4000-8000-0000000000b2', projectId: stack.projectId, keyId: 'seede2e00001', receivedAt: Date.now(), body }])
+  const { rows } = await stack.db.query<{ payload: string }>('SELECT payload::text AS payload FROM events')
+  t.equal(rows[0]!.payload, body)
+})
