@@ -3,7 +3,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.svc-data/**', 'test/fixtures/**', 'sdk/dist/**'] },
+  { ignores: ['node_modules/**', 'dist/**', '.svc-data/**', 'test/fixtures/**', 'sdk/dist/**', 'tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

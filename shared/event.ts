@@ -26,9 +26,18 @@ export interface EventEnvelope {
   body: string
 }
 
-/** Stream entry fields of an envelope; flat strings so XADD takes them without a second encoding. */
+/** Names of an envelope's stream entry fields, in the order envelopeValues gives their values. */
+export const ENVELOPE_FIELDS = Object.freeze(['id', 'project', 'key', 'at', 'body'] as const)
+
+/** An envelope's field values, in ENVELOPE_FIELDS order. */
+export function envelopeValues(envelope: EventEnvelope): string[] {
+  return [envelope.id, envelope.projectId, envelope.keyId, String(envelope.receivedAt), envelope.body]
+}
+
+/** Stream entry fields of an envelope as name, value pairs; flat strings so XADD takes them as they are. */
 export function envelopeFields(envelope: EventEnvelope): string[] {
-  return ['id', envelope.id, 'project', envelope.projectId, 'key', envelope.keyId, 'at', String(envelope.receivedAt), 'body', envelope.body]
+  const values = envelopeValues(envelope)
+  return ENVELOPE_FIELDS.flatMap((name, i) => [name, values[i]!])
 }
 
 /** Reads an envelope back from stream entry fields; returns undefined when a field is missing. */

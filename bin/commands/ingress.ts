@@ -1,17 +1,29 @@
-/** svc ingress: run the HTTP ingress alone (compose and fleets). */
+/** svc ingress: run the HTTP ingress alone (compose and fleets), on SVC_INGRESS_THREADS threads. */
 import { Command } from 'clipanion'
 import { createDb } from '../../shared/db.js'
 import { createRedis, streamKeys } from '../../shared/redis.js'
 import { startIngress } from '../../services/ingress/index.js'
 import { loadContext, requireExternal, untilSignal } from '../context.js'
+import { startIngressThreads } from '../ingress-threads.js'
 
 export class IngressCommand extends Command {
   static override paths = [['ingress']]
-  static override usage = Command.Usage({ description: 'Run the ingress (ingestion, API, dashboard, /health) on INGESTION_PORT.' })
+  static override usage = Command.Usage({ description: 'Run the ingress (ingestion, API, dashboard, /health) on INGESTION_PORT, on SVC_INGRESS_THREADS threads.' })
 
   async execute(): Promise<number> {
     const { config, log } = loadContext('ingress')
     const { databaseUrl, redisUrl } = requireExternal(config, 'ingress')
+    if (config.ingressThreads > 1) {
+      try {
+        const threads = await startIngressThreads(config.ingressThreads, config.ingestionPort, log)
+        const reason = await Promise.race([untilSignal(log), threads.failed])
+        await threads.stop()
+        return reason.startsWith('SIG') ? 0 : 1
+      } catch (error) {
+        this.context.stderr.write(`svc ingress: ${(error as Error).message}\n`)
+        return 1
+      }
+    }
     const db = createDb(databaseUrl, { applicationName: 'svc-ingress' })
     const redis = createRedis(redisUrl, { enableAutoPipelining: true })
     try {

@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from '../../shared/log.js'
 import { IngestError } from './errors.js'
-import type { BacklogMonitor, EventQueue } from './event-queue.js'
+import type { BacklogMonitor } from './backlog-monitor.js'
+import type { EventQueue } from './event-queue.js'
 import type { KeyAuthenticator } from './key-auth.js'
 import { parseEvent } from './validate-event.js'
 
@@ -21,8 +22,7 @@ export async function requireIngestKey(deps: IngestDeps, token: string | undefin
 }
 
 /** Accepts one event body for a key; resolves with the event id once it is on the stream. */
-export async function acceptEvent(deps: IngestDeps, key: { keyId: string; projectId: string }, body: Buffer): Promise<string> {
-  const text = body.toString('utf8')
+export async function acceptEvent(deps: IngestDeps, key: { keyId: string; projectId: string }, text: string): Promise<string> {
   parseEvent(text)
   if (deps.backlog.full) throw new IngestError('backlog_full', { retryAfter: 5 })
   const id = randomUUID()

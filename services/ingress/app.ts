@@ -5,11 +5,15 @@
 import uWS from 'uWebSockets.js'
 import { acceptEvent, requireIngestKey, type IngestDeps } from './accept-event.js'
 import { IngestError } from './errors.js'
-import { exchange, readBody, send, sendError, type Exchange } from './http.js'
+import { exchange, PREFLIGHT_HEADERS, readBodyText, send, sendError, type Exchange } from './http.js'
 
 export interface IngressApp {
   listen(port: number, host: string): Promise<number>
-  close(): void
+  /**
+   * Stops accepting, lets requests in flight get their answers (up to graceMs), then closes every
+   * connection: an idle keep-alive client must not hold the process open.
+   */
+  close(graceMs?: number): Promise<void>
 }
 
 export interface IngressDeps extends IngestDeps {
@@ -20,6 +24,11 @@ export interface IngressDeps extends IngestDeps {
 export function createIngressApp(deps: IngressDeps): IngressApp {
   const app = uWS.App()
   let socket: uWS.us_listen_socket | undefined
+  let inFlight = 0
+  const track = (work: Promise<void>): void => {
+    inFlight++
+    void work.finally(() => inFlight--)
+  }
 
   app.get('/health', (res) => {
     const ex = exchange(res, '')
@@ -28,7 +37,7 @@ export function createIngressApp(deps: IngressDeps): IngressApp {
 
   app.options('/*', (res, req) => {
     const ex = exchange(res, req.getHeader('origin'))
-    send(ex, 204, undefined)
+    send(ex, 204, undefined, PREFLIGHT_HEADERS)
   })
 
   app.post('/api/v1/events', (res, req) => {
@@ -38,27 +47,28 @@ export function createIngressApp(deps: IngressDeps): IngressApp {
     const contentType = req.getHeader('content-type')
     const encoding = req.getHeader('content-encoding').toLowerCase()
     const declaredLength = Number(req.getHeader('content-length') || 0)
-    handle(ex, deps, async () => {
+    track(handle(ex, deps, async () => {
       if (!isJson(contentType)) throw new IngestError('unsupported_media_type')
       if (encoding !== '' && encoding !== 'identity' && encoding !== 'gzip') throw new IngestError('unsupported_encoding')
       if (declaredLength > deps.maxEventBytes) throw new IngestError('payload_too_large')
-      const [key, body] = await Promise.all([
-        requireIngestKey(deps, token),
-        readBody(ex, deps.maxEventBytes, encoding === 'gzip'),
-      ])
+      // A key seen recently is answered from memory; otherwise its lookup overlaps the body.
+      const known = deps.auth.cached(token, 'ingest')
+      const [key, body] = known?.ok
+        ? [known, await readBodyText(ex, deps.maxEventBytes, encoding === 'gzip')]
+        : await Promise.all([requireIngestKey(deps, token), readBodyText(ex, deps.maxEventBytes, encoding === 'gzip')])
       const id = await acceptEvent(deps, key, body)
       send(ex, 202, JSON.stringify({ id }))
-    })
+    }))
   })
 
   app.post('/api/v1/ingest/ping', (res, req) => {
     const ex = exchange(res, req.getHeader('origin'))
     const token = req.getHeader('x-api-key') || undefined
     res.onData(() => {}) // a ping has no body; drain anything sent
-    handle(ex, deps, async () => {
+    track(handle(ex, deps, async () => {
       await requireIngestKey(deps, token)
       send(ex, 204, undefined)
-    })
+    }))
   })
 
   app.any('/*', (res) => {
@@ -75,16 +85,20 @@ export function createIngressApp(deps: IngressDeps): IngressApp {
           resolve(uWS.us_socket_local_port(listenSocket))
         })
       }),
-    close: () => {
+    close: async (graceMs = 5000) => {
       if (socket) uWS.us_listen_socket_close(socket)
       socket = undefined
+      const deadline = Date.now() + graceMs
+      while (inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+      // Present on every uWS App at run time; missing from its type declarations.
+      ;(app as unknown as { close(): void }).close()
     },
   }
 }
 
 /** Runs a route body, turning any failure into a catalogued answer; never lets one escape. */
-function handle(ex: Exchange, deps: IngestDeps, body: () => Promise<void>): void {
-  body().catch((error: unknown) => {
+function handle(ex: Exchange, deps: IngestDeps, body: () => Promise<void>): Promise<void> {
+  return body().catch((error: unknown) => {
     if (error instanceof IngestError) return sendError(ex, error)
     deps.log.error('ingress route failed', { error })
     sendError(ex, new IngestError('internal_error'))

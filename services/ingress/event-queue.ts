@@ -1,121 +1,138 @@
 /**
- * Puts accepted events on the events stream. The per-key rate limit and the XADD run in one Lua
- * script, so an event over the limit is never added and one under it is never counted without
- * being added. A cached backlog reading gives back-pressure without a Redis call per request.
+ * Puts accepted events on the events stream. Events that finish arriving in the same turn of the
+ * event loop go to Redis together, in one Lua call that checks each event's per-key rate limit and
+ * adds it, so an event over the limit is never added and one under it is never counted without
+ * being added. One call per turn instead of one per event is what lets a single ingress thread
+ * keep up with the HTTP layer.
  */
 import type { Redis } from 'ioredis'
-import { envelopeFields, type EventEnvelope } from '../../shared/event.js'
+import { ENVELOPE_FIELDS, envelopeValues, type EventEnvelope } from '../../shared/event.js'
 import type { StreamKeys } from '../../shared/redis.js'
 import { SECOND } from '../../shared/time.js'
 
 const WINDOW_SECONDS = 60
+/** Events per Lua call: bounds how long one call holds Redis (about 2 KB each, so ~0.5 MB). */
+const MAX_BATCH = 256
 
-// Fixed one-minute windows: cheap (one INCR) and exact per window; a burst across a window edge
-// can reach twice the limit for a moment, which is acceptable for abuse protection.
-const ENQUEUE_LUA = `
-local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
-if n > tonumber(ARGV[1]) then
-  local ttl = redis.call('TTL', KEYS[1])
-  return {0, ttl}
+// KEYS[1] the stream, KEYS[2..] the rate counters of the keys in the batch.
+// ARGV: limit, counter ttl, then per counter (in KEYS order) how many events it has in the batch,
+// then per event: counter index and the five envelope values (ENVELOPE_FIELDS order).
+// Each counter moves once per batch (INCRBY); a key's first events up to its limit are added.
+// Per event it answers 1 (added), -s (over the limit: retry in s seconds) or 0 (XADD failed; the
+// count is given back). Fixed one-minute windows: exact per window; a burst across a window edge
+// can reach twice the limit for a moment, acceptable for abuse protection.
+const ENQUEUE_BATCH_LUA = `
+local limit = tonumber(ARGV[1])
+local ttl = tonumber(ARGV[2])
+local counters = #KEYS - 1
+local room = {}
+local retry = {}
+for c = 1, counters do
+  local wanted = tonumber(ARGV[2 + c])
+  local after = redis.call('INCRBY', KEYS[c + 1], wanted)
+  if after == wanted then redis.call('EXPIRE', KEYS[c + 1], ttl) end
+  local before = after - wanted
+  room[c] = math.max(0, limit - before)
+  if after > limit then
+    redis.call('DECRBY', KEYS[c + 1], math.min(wanted, after - limit))
+    retry[c] = math.max(1, redis.call('TTL', KEYS[c + 1]))
+  end
 end
-return {1, redis.call('XADD', KEYS[2], '*', unpack(ARGV, 3))}
+local F1, F2, F3, F4, F5 = '${ENVELOPE_FIELDS.join("', '")}'
+local out = {}
+local i = 3 + counters
+while i <= #ARGV do
+  local c = tonumber(ARGV[i])
+  if room[c] > 0 then
+    room[c] = room[c] - 1
+    local added = redis.pcall('XADD', KEYS[1], '*', F1, ARGV[i + 1], F2, ARGV[i + 2], F3, ARGV[i + 3], F4, ARGV[i + 4], F5, ARGV[i + 5])
+    if type(added) == 'table' and added.err then
+      redis.call('DECR', KEYS[c + 1])
+      out[#out + 1] = 0
+    else
+      out[#out + 1] = 1
+    end
+  else
+    out[#out + 1] = -retry[c]
+  end
+  i = i + 6
+end
+return out
 `
 
-type EnqueueResult = { ok: true; entryId: string } | { ok: false; retryAfter: number }
+export type EnqueueResult = { ok: true } | { ok: false; retryAfter: number }
+
+interface Waiting {
+  envelope: EventEnvelope
+  resolve: (result: EnqueueResult) => void
+  reject: (error: Error) => void
+}
 
 interface QueueRedis extends Redis {
-  svcEnqueue(rateKey: string, stream: string, limit: number, ttl: number, ...fields: string[]): Promise<[number, string | number]>
+  svcEnqueueBatch(numberOfKeys: number, ...args: Array<string | number>): Promise<number[]>
 }
 
 export class EventQueue {
   readonly #redis: QueueRedis
   readonly #keys: StreamKeys
   readonly #limit: number
+  #waiting: Waiting[] = []
+  #scheduled = false
 
   constructor(redis: Redis, keys: StreamKeys, limitPerMinute: number) {
-    redis.defineCommand('svcEnqueue', { numberOfKeys: 2, lua: ENQUEUE_LUA })
+    redis.defineCommand('svcEnqueueBatch', { lua: ENQUEUE_BATCH_LUA })
     this.#redis = redis as QueueRedis
     this.#keys = keys
     this.#limit = limitPerMinute
   }
 
-  /** Adds the envelope to the stream unless the key is over its limit. */
-  async enqueue(envelope: EventEnvelope): Promise<EnqueueResult> {
+  /** Adds the envelope to the stream unless its key is over the limit; resolves once Redis answered. */
+  enqueue(envelope: EventEnvelope): Promise<EnqueueResult> {
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ envelope, resolve, reject })
+      if (this.#waiting.length >= MAX_BATCH) this.#flush()
+      else if (!this.#scheduled) {
+        this.#scheduled = true
+        // After the poll phase: every request whose body completed in this turn is in the batch.
+        setImmediate(() => this.#flush())
+      }
+    })
+  }
+
+  #flush(): void {
+    this.#scheduled = false
+    const batch = this.#waiting
+    this.#waiting = []
+    if (batch.length === 0) return
     const window = Math.floor(Date.now() / (WINDOW_SECONDS * SECOND))
-    const [ok, value] = await this.#redis.svcEnqueue(
-      this.#keys.rateLimit(envelope.keyId, window),
-      this.#keys.events,
-      this.#limit,
-      WINDOW_SECONDS + 5,
-      ...envelopeFields(envelope),
+    const counters = new Map<string, number>()
+    const keys: string[] = [this.#keys.events]
+    const wanted: number[] = []
+    const events: Array<string | number> = []
+    for (const { envelope } of batch) {
+      let index = counters.get(envelope.keyId)
+      if (index === undefined) {
+        keys.push(this.#keys.rateLimit(envelope.keyId, window))
+        index = keys.length - 1 // counter number c is KEYS[c + 1] in Lua
+        counters.set(envelope.keyId, index)
+        wanted.push(0)
+      }
+      wanted[index - 1]!++
+      events.push(index, ...envelopeValues(envelope))
+    }
+    const args = [this.#limit, WINDOW_SECONDS + 5, ...wanted, ...events]
+    this.#redis.svcEnqueueBatch(keys.length, ...keys, ...args).then(
+      (answers) => {
+        batch.forEach((waiting, i) => {
+          const answer = Number(answers[i])
+          if (answer === 1) waiting.resolve({ ok: true })
+          else if (answer < 0) waiting.resolve({ ok: false, retryAfter: -answer })
+          else waiting.reject(new Error('XADD refused the event'))
+        })
+      },
+      (error: Error) => {
+        for (const waiting of batch) waiting.reject(error)
+      },
     )
-    if (ok === 1) return { ok: true, entryId: String(value) }
-    return { ok: false, retryAfter: Math.max(1, Number(value)) }
   }
-}
-
-/** Reads how far the grouper is behind, a few times a second, for back-pressure decisions. */
-export class BacklogMonitor {
-  readonly #redis: Redis
-  readonly #stream: string
-  readonly #group: string
-  readonly #limit: number
-  #backlog = 0
-  #timer: NodeJS.Timeout | undefined
-
-  constructor(redis: Redis, stream: string, group: string, limit: number) {
-    this.#redis = redis
-    this.#stream = stream
-    this.#group = group
-    this.#limit = limit
-  }
-
-  /** True when the group's undelivered plus unacked entries pass the limit. */
-  get full(): boolean {
-    return this.#backlog > this.#limit
-  }
-
-  get backlog(): number {
-    return this.#backlog
-  }
-
-  start(intervalMs = 250): void {
-    const tick = (): void => {
-      this.refresh().catch(() => {})
-    }
-    tick()
-    this.#timer = setInterval(tick, intervalMs)
-    this.#timer.unref()
-  }
-
-  stop(): void {
-    clearInterval(this.#timer)
-  }
-
-  /** Reads the group's lag and pending count once. */
-  async refresh(): Promise<void> {
-    let groups: unknown[]
-    try {
-      groups = (await this.#redis.xinfo('GROUPS', this.#stream)) as unknown[]
-    } catch {
-      this.#backlog = 0 // no stream yet: nothing waiting
-      return
-    }
-    for (const raw of groups) {
-      const info = pairs(raw as unknown[])
-      if (info.name !== this.#group) continue
-      const lag = info.lag === null || info.lag === undefined ? Number(await this.#redis.xlen(this.#stream)) : Number(info.lag)
-      this.#backlog = lag + Number(info.pending ?? 0)
-      return
-    }
-    // No grouper group yet: everything on the stream is waiting for it.
-    this.#backlog = Number(await this.#redis.xlen(this.#stream))
-  }
-}
-
-function pairs(flat: unknown[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  for (let i = 0; i + 1 < flat.length; i += 2) out[String(flat[i])] = flat[i + 1]
-  return out
 }

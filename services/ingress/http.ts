@@ -26,9 +26,12 @@ export function exchange(res: HttpResponse, origin: string): Exchange {
   return ex
 }
 
-/** CORS for browser SDKs: any origin, never credentials (the SDK omits them). */
-export const CORS_HEADERS: ReadonlyArray<[string, string]> = [
-  ['Access-Control-Allow-Origin', '*'],
+/**
+ * CORS for browser SDKs: any origin, never credentials (the SDK omits them). A preflight answer
+ * carries the whole policy; an actual answer needs only the origin grant, plus Retry-After exposed
+ * where it is sent. Every header is a native call, and on a 2 KB event they added up.
+ */
+export const PREFLIGHT_HEADERS: ReadonlyArray<[string, string]> = [
   ['Access-Control-Allow-Methods', 'GET, POST, OPTIONS'],
   ['Access-Control-Allow-Headers', 'Content-Type, Content-Encoding, X-API-Key'],
   ['Access-Control-Max-Age', '86400'],
@@ -40,7 +43,7 @@ export function send(ex: Exchange, status: number, body: string | undefined, hea
   ex.aborted = true // one answer per exchange
   ex.res.cork(() => {
     ex.res.writeStatus(STATUS_LINES[status] ?? `${status}`)
-    for (const [name, value] of CORS_HEADERS) ex.res.writeHeader(name, value)
+    ex.res.writeHeader('Access-Control-Allow-Origin', '*')
     for (const [name, value] of headers) ex.res.writeHeader(name, value)
     if (body === undefined) {
       ex.res.endWithoutBody()
@@ -54,16 +57,16 @@ export function send(ex: Exchange, status: number, body: string | undefined, hea
 /** Answers with a catalogued error. */
 export function sendError(ex: Exchange, error: IngestError): void {
   const headers: Array<[string, string]> = []
-  if (error.detail.retryAfter !== undefined) headers.push(['Retry-After', String(error.detail.retryAfter)])
+  if (error.detail.retryAfter !== undefined) headers.push(['Retry-After', String(error.detail.retryAfter)], ['Access-Control-Expose-Headers', 'Retry-After'])
   send(ex, error.status, JSON.stringify(error.toBody()), headers)
 }
 
 /**
- * Reads the whole body, at most cap bytes on the wire and, when gzipped, at most cap bytes after
- * decompression (decompression bombs were real CVEs elsewhere).
+ * Reads the whole body as UTF-8 text, at most cap bytes on the wire and, when gzipped, at most cap
+ * bytes after decompression (decompression bombs were real CVEs elsewhere).
  */
-export function readBody(ex: Exchange, cap: number, gzipped: boolean): Promise<Buffer> {
-  return new Promise<Buffer>((resolve, reject) => {
+export function readBodyText(ex: Exchange, cap: number, gzipped: boolean): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
     let failed = false
@@ -75,14 +78,19 @@ export function readBody(ex: Exchange, cap: number, gzipped: boolean): Promise<B
         reject(new IngestError('payload_too_large'))
         return
       }
-      // uWS reuses the chunk's memory after this callback returns: copy it now.
+      // uWS reuses the chunk's memory after this callback returns: a body that arrives whole is
+      // decoded straight from it; anything else is copied first.
+      if (isLast && chunks.length === 0 && !gzipped) return resolve(Buffer.from(chunk).toString('utf8'))
       chunks.push(Buffer.from(chunk.slice(0)))
       if (!isLast) return
       const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
-      if (!gzipped) return resolve(raw)
-      gunzipAsync(raw, { maxOutputLength: cap }).then(resolve, (error: NodeJS.ErrnoException) => {
-        reject(error.code === 'ERR_BUFFER_TOO_LARGE' ? new IngestError('payload_too_large') : new IngestError('invalid_json', { message: 'The body is marked gzip but does not decompress. Send valid gzip or drop Content-Encoding.' }))
-      })
+      if (!gzipped) return resolve(raw.toString('utf8'))
+      gunzipAsync(raw, { maxOutputLength: cap }).then(
+        (inflated) => resolve(inflated.toString('utf8')),
+        (error: NodeJS.ErrnoException) => {
+          reject(error.code === 'ERR_BUFFER_TOO_LARGE' ? new IngestError('payload_too_large') : new IngestError('invalid_json', { message: 'The body is marked gzip but does not decompress. Send valid gzip or drop Content-Encoding.' }))
+        },
+      )
     })
   })
 }

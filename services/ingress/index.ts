@@ -7,7 +7,8 @@ import type { StreamKeys } from '../../shared/redis.js'
 import { ensureGroup } from '../../shared/streams/index.js'
 import { GROUPS, streamTopology } from '../../shared/topology.js'
 import { createIngressApp } from './app.js'
-import { BacklogMonitor, EventQueue } from './event-queue.js'
+import { BacklogMonitor } from './backlog-monitor.js'
+import { EventQueue } from './event-queue.js'
 import { KeyAuthenticator } from './key-auth.js'
 
 export interface IngressOptions {
@@ -32,22 +33,33 @@ export async function startIngress(options: IngressOptions): Promise<Ingress> {
   for (const { stream, groups } of streamTopology(options.keys)) {
     for (const group of groups) await ensureGroup(options.redis, stream, group)
   }
+  // The queue batches by itself: its own connection skips ioredis's auto-pipelining layer, which
+  // only added work on top of one call per batch.
+  const queueRedis = options.redis.duplicate({ enableAutoPipelining: false })
   const backlog = new BacklogMonitor(options.redis, options.keys.events, GROUPS.grouper, options.limits.eventsBacklogLimit)
   backlog.start()
   const app = createIngressApp({
     auth: new KeyAuthenticator(options.db),
-    queue: new EventQueue(options.redis, options.keys, options.limits.eventsPerKeyPerMinute),
+    queue: new EventQueue(queueRedis, options.keys, options.limits.eventsPerKeyPerMinute),
     backlog,
     log,
     maxEventBytes: options.limits.maxEventBytes,
   })
-  const port = await app.listen(options.port, options.host)
+  let port: number
+  try {
+    port = await app.listen(options.port, options.host)
+  } catch (error) {
+    backlog.stop()
+    queueRedis.disconnect()
+    throw error
+  }
   log.info('ingress listening', { port, host: options.host })
   return {
     port,
     async stop() {
-      app.close()
+      await app.close()
       backlog.stop()
+      queueRedis.disconnect()
     },
   }
 }

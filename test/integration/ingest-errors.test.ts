@@ -115,3 +115,15 @@ t.test('ping answers 204 for an ingest key and 401/403 otherwise; CORS preflight
   t.equal(health.status, 200)
   t.same(await health.json(), { status: 'ok', service: 'svc-ingress' })
 })
+
+t.test('events arriving together are rate-limited per key within their batch: exactly the limit is queued', async (t) => {
+  const stack = await startTestStack(t, { env: { SVC_EVENTS_PER_KEY_PER_MINUTE: '5' } })
+  const headers = { ...JSON_TYPE, 'X-API-Key': stack.ingestKey }
+  const answers = await Promise.all(Array.from({ length: 12 }, () => postEvent(stack.baseUrl, sampleEvent(), headers)))
+  const statuses = answers.map((a) => a.status).sort()
+  t.same(statuses, [...Array(5).fill(202), ...Array(7).fill(429)])
+  t.ok(answers.filter((a) => a.status === 429).every((a) => a.body.code === 'rate_limited' && Number(a.body.retry_after) >= 1), 'each refusal says when to retry')
+  t.equal(await stack.redis.xlen(stack.keys.events), 5, 'only the accepted five are on the stream')
+  const ids = new Set(answers.filter((a) => a.status === 202).map((a) => a.body.id))
+  t.equal(ids.size, 5, 'each accepted event has its own id')
+})
