@@ -169,6 +169,12 @@ async function main() {
   const env = { ...process.env }
   env.TEST_DATABASE_URL ||= await startPostgres()
   env.TEST_REDIS_URL ||= await startRedis()
+  // The SDK's browser tests load what ships: build sdk/dist once, before test files run in parallel.
+  try {
+    execFileSync(process.execPath, ['sdk/build.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] })
+  } catch {
+    return die('building the SDK (node sdk/build.mjs) failed; see the error above')
+  }
   const args = process.argv.slice(2)
   const tap = spawn('npx', ['tap', '--reporter=tap', ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] })
   let tail = ''

@@ -1,0 +1,46 @@
+/** Shapes shared across the SDK: options, the event sent to the service, breadcrumbs. */
+
+export interface User {
+  id?: string
+  email?: string
+  username?: string
+}
+
+export interface Breadcrumb {
+  type: 'click' | 'navigation' | 'console' | 'http'
+  timestamp: number
+  message: string
+  data?: Record<string, string | number | undefined>
+}
+
+/** The error event as POST /api/v1/events takes it (schemas/error-event.json in the service). */
+export interface SvcEvent {
+  timestamp: string
+  error: { type: string; message: string; stack: string }
+  breadcrumbs: Breadcrumb[]
+  context: { url: string; user_agent: string }
+  sdk_version: string
+  platform: 'javascript'
+  environment?: string
+  release?: string
+  session_id: string
+  user?: User
+}
+
+export interface Options {
+  /** The ingest key (svc_pk_…): public by design, safe in a bundle. */
+  apiKey: string
+  /** Service address, or a same-origin path prefix such as /svc for a tunnel. Default http://localhost:8082. */
+  endpoint?: string
+  /** development or production. */
+  environment?: string
+  release?: string
+  /** Share of errors sent, 0 to 1. Default 1. */
+  sampleRate?: number
+  /** Last look at an event: return it (changed or not) to send it, or null to drop it. */
+  beforeSend?: (event: SvcEvent) => SvcEvent | null
+  /** Errors with one signature sent per minute at most; the rest are dropped. Default 10. */
+  maxPerErrorPerMinute?: number
+  /** Logs configuration problems and dropped events to the console. Default false. */
+  debug?: boolean
+}

@@ -1,0 +1,59 @@
+/**
+ * Real browsers for the SDK tests: Debian's Chromium driven by playwright-core, and a small
+ * static server for the pages under test. The pages load exactly what ships in the package
+ * (sdk/dist, built by sdk/build.mjs).
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import { fileURLToPath } from 'node:url'
+import { chromium, type Browser } from 'playwright-core'
+
+export const CHROMIUM = '/usr/bin/chromium'
+const SDK_DIST = fileURLToPath(new URL('../../sdk/dist/', import.meta.url))
+
+interface Teardown {
+  teardown(fn: () => unknown): void
+}
+
+/**
+ * The built SDK must be there: `npm test` builds it once before tap starts (test files run in
+ * parallel and must not rebuild it under each other); a file run on its own builds it if missing.
+ */
+export function ensureSdkBuilt(): void {
+  if (existsSync(`${SDK_DIST}index.js`)) return
+  execFileSync(process.execPath, [fileURLToPath(new URL('../../sdk/build.mjs', import.meta.url))], { stdio: 'inherit' })
+}
+
+/** Headless Chromium from Debian, closed with the test; fails with the install line when missing. */
+export async function launchChromium(t: Teardown): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is missing at ${CHROMIUM}: sudo apt-get install chromium (or sudo bash scripts/install-system-deps.sh)`)
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    // This machine has no network beyond loopback: background services only produce refused connections.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+  t.teardown(() => browser.close())
+  return browser
+}
+
+/** Serves pages (path → HTML) and the built SDK under /sdk/ on a free loopback port. */
+export async function servePages(t: Teardown, pages: Record<string, string>): Promise<string> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!
+    if (path.startsWith('/sdk/')) {
+      const file = `${SDK_DIST}${path.slice('/sdk/'.length)}`
+      if (!file.startsWith(SDK_DIST) || !existsSync(file)) return void res.writeHead(404).end()
+      return void res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(readFileSync(file))
+    }
+    const page = pages[path]
+    if (page === undefined) return void res.writeHead(404).end('not found')
+    res.writeHead(200, { 'Content-Type': 'text/html' }).end(page)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  server.unref()
+  const { port } = server.address() as { port: number }
+  // localhost, not 127.0.0.1: the page is then cross-origin to the service, as in production.
+  return `http://localhost:${port}`
+}
