@@ -1,24 +1,9 @@
 import t from 'tap'
 import type { Page } from 'playwright-core'
-import { ensureSdkBuilt, launchChromium, servePages } from '../helpers/browser.js'
+import { ensureSdkBuilt, launchChromium, sdkTestPage, servePages } from '../helpers/browser.js'
 import { startTestStack, waitFor, type TestStack } from '../helpers/stack.js'
 
 ensureSdkBuilt()
-
-function page(config: Record<string, unknown>): string {
-  return `<!doctype html><html><body>
-<button id="crash" class="buy primary">Buy</button>
-<script type="module">
-  import { init, setUser } from '/sdk/index.js'
-  init(${JSON.stringify(config)})
-  setUser({ id: 'user-7' })
-  document.getElementById('crash').addEventListener('click', function onBuyClick() { const cart = undefined; return cart.items.length })
-  window.rejectLater = () => { Promise.reject(new RangeError('async boom')) }
-  window.fetchWithToken = () => fetch('/missing?token=abc123&page=2').catch(() => {})
-  window.throwNow = (message) => setTimeout(() => { throw new Error(message) })
-  window.svcReady = true
-</script></body></html>`
-}
 
 interface Stored {
   payload: {
@@ -41,7 +26,7 @@ async function storedEvents(stack: TestStack, count: number): Promise<Stored[]> 
 }
 
 async function open(t: { teardown(fn: () => unknown): void }, stack: TestStack, config: Record<string, unknown>): Promise<Page> {
-  const origin = await servePages(t, { '/': page({ apiKey: stack.ingestKey, endpoint: stack.baseUrl, ...config }) })
+  const origin = await servePages(t, { '/': sdkTestPage({ apiKey: stack.ingestKey, endpoint: stack.baseUrl, ...config }) })
   const browser = await launchChromium(t)
   const context = await browser.newContext()
   // A cookie on the service's origin: the SDK must not send it (credentials omitted).

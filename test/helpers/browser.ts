@@ -3,13 +3,15 @@
  * static server for the pages under test. The pages load exactly what ships in the package
  * (sdk/dist, built by sdk/build.mjs).
  */
-import { execFileSync } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { chromium, type Browser } from 'playwright-core'
 
 export const CHROMIUM = '/usr/bin/chromium'
+export const FIREFOX = '/usr/bin/firefox-esr'
 const SDK_DIST = fileURLToPath(new URL('../../sdk/dist/', import.meta.url))
 
 interface Teardown {
@@ -35,6 +37,39 @@ export async function launchChromium(t: Teardown): Promise<Browser> {
   })
   t.teardown(() => browser.close())
   return browser
+}
+
+/**
+ * Opens url in Firefox ESR from Debian, driven over WebDriver BiDi by puppeteer-core in a child
+ * process (see firefox-drive.ts), clicks selector, and resolves with Firefox's user agent.
+ */
+export async function driveFirefox(url: string, selector: string): Promise<string> {
+  if (!existsSync(FIREFOX)) throw new Error(`Firefox ESR is missing at ${FIREFOX}: sudo apt-get install firefox-esr (or sudo bash scripts/install-system-deps.sh)`)
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  delete env.NODE_OPTIONS
+  const driver = fileURLToPath(new URL('./firefox-drive.ts', import.meta.url))
+  // Asynchronously: the page server and the service under test live in this process.
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', driver, url, selector], { env, encoding: 'utf8', timeout: 60_000 })
+  return stdout.trim()
+}
+
+/**
+ * A page that starts the SDK with config and offers the bugs the tests trigger: a click handler
+ * that reads a property of undefined, an unhandled rejection, a fetch with a token in its URL.
+ */
+export function sdkTestPage(config: Record<string, unknown>): string {
+  return `<!doctype html><html><body>
+<button id="crash" class="buy primary">Buy</button>
+<script type="module">
+  import { init, setUser } from '/sdk/index.js'
+  init(${JSON.stringify(config)})
+  setUser({ id: 'user-7' })
+  document.getElementById('crash').addEventListener('click', function onBuyClick() { const cart = undefined; return cart.items.length })
+  window.rejectLater = () => { Promise.reject(new RangeError('async boom')) }
+  window.fetchWithToken = () => fetch('/missing?token=abc123&page=2').catch(() => {})
+  window.throwNow = (message) => setTimeout(() => { throw new Error(message) })
+  window.svcReady = true
+</script></body></html>`
 }
 
 /** Serves pages (path → HTML) and the built SDK under /sdk/ on a free loopback port. */
