@@ -1,0 +1,124 @@
+/**
+ * Maps minified stack frames back to original files, lines and functions. A frame's map is found
+ * by the debug id its file was stamped with, else by the file's URL path within the project and
+ * release; maps come only from what the project uploaded, never from a URL named in an event.
+ * Every frame comes back either with its original position or with the reason it has none.
+ * Frames are innermost first, as stacks list them.
+ */
+import { originalPositionFor } from '@jridgewell/trace-mapping'
+import type { StackFrame } from '../grouping/types.js'
+import { MapCache, type CachedMap } from './map-cache.js'
+
+/** Why a frame kept its minified position. */
+export type UnresolvedReason = 'no_position' | 'no_debug_id' | 'map_missing' | 'no_mapping' | 'map_unparseable'
+
+export interface SymbolicatedFrame extends StackFrame {
+  original?: { file: string; line: number; column: number; function?: string }
+  unresolved?: UnresolvedReason
+}
+
+/** Where uploaded maps are read from (the object store behind the upload endpoint). */
+export interface MapSource {
+  /** The map text stamped with debugId, or undefined. */
+  byDebugId(projectId: string, debugId: string): Promise<string | undefined>
+  /** The map uploaded for the file at urlPath (e.g. /assets/index-4f3a.js) in release, or undefined. */
+  byUrlPath(projectId: string, release: string, urlPath: string): Promise<string | undefined>
+}
+
+export interface SymbolicateInput {
+  projectId: string
+  release: string | undefined
+  frames: readonly StackFrame[]
+  /** Debug ids by file URL, as the SDK reports them for stamped chunks. */
+  debugIds?: Readonly<Record<string, string>>
+}
+
+type Loaded = { map?: CachedMap; reason?: UnresolvedReason }
+
+function hasPosition(frame: StackFrame): frame is StackFrame & { line: number; column: number } {
+  return !frame.native && frame.line !== undefined && frame.column !== undefined && frame.file !== ''
+}
+
+/** 256 MiB of map JSON: a few large apps' current releases. */
+const DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
+
+export class Symbolicator {
+  readonly #source: MapSource
+  readonly #cache: MapCache
+
+  constructor(source: MapSource, cacheBytes = DEFAULT_CACHE_BYTES) {
+    this.#source = source
+    this.#cache = new MapCache(cacheBytes)
+  }
+
+  get cache(): MapCache {
+    return this.#cache
+  }
+
+  /** Symbolicates every frame; looks each distinct map up once per call. */
+  async symbolicate(input: SymbolicateInput): Promise<SymbolicatedFrame[]> {
+    // First the distinct maps the frames need, fetched together; then one synchronous pass.
+    const keyOfFile = new Map<string, string>()
+    const lookups = new Map<string, Promise<Loaded>>()
+    for (const frame of input.frames) {
+      if (!hasPosition(frame) || keyOfFile.has(frame.file)) continue
+      const debugId = input.debugIds?.[frame.file]
+      const key = debugId ? `id:${input.projectId}:${debugId}` : `url:${input.projectId}:${input.release ?? ''}:${urlPath(frame.file)}`
+      keyOfFile.set(frame.file, key)
+      if (!lookups.has(key)) lookups.set(key, this.#load(key, input, frame.file, debugId))
+    }
+    const loaded = new Map<string, Loaded>()
+    for (const [key, lookup] of lookups) loaded.set(key, await lookup)
+
+    const out: SymbolicatedFrame[] = []
+    const tokens: Array<string | undefined> = []
+    for (const frame of input.frames) {
+      tokens.push(undefined)
+      if (!hasPosition(frame)) {
+        out.push({ ...frame, unresolved: 'no_position' })
+        continue
+      }
+      const { map, reason } = loaded.get(keyOfFile.get(frame.file)!)!
+      if (!map) {
+        out.push({ ...frame, unresolved: reason })
+        continue
+      }
+      if (!map.ok) {
+        out.push({ ...frame, unresolved: 'map_unparseable' })
+        continue
+      }
+      // Stack columns count from 1; source maps from 0.
+      const position = originalPositionFor(map.map, { line: frame.line, column: frame.column - 1 })
+      if (position.source === null || position.line === null) {
+        out.push({ ...frame, unresolved: 'no_mapping' })
+        continue
+      }
+      out.push({ ...frame, original: { file: position.source, line: position.line, column: position.column + 1 } })
+      tokens[tokens.length - 1] = position.name ?? undefined
+    }
+    // A frame's original function name is the name at its caller's call site (the next frame
+    // out), where the minified call names the function; the throwing position itself rarely has one.
+    out.forEach((frame, i) => {
+      const name = tokens[i + 1]
+      if (frame.original && name) frame.original.function = name
+    })
+    return out
+  }
+
+  async #load(key: string, input: SymbolicateInput, file: string, debugId: string | undefined): Promise<Loaded> {
+    const cached = this.#cache.get(key)
+    if (cached) return { map: cached }
+    const json = debugId ? await this.#source.byDebugId(input.projectId, debugId) : input.release ? await this.#source.byUrlPath(input.projectId, input.release, urlPath(file)) : undefined
+    if (json === undefined) return { reason: debugId ? 'map_missing' : input.release ? 'map_missing' : 'no_debug_id' }
+    return { map: this.#cache.parse(key, json) }
+  }
+}
+
+/** The path of a frame's file URL: maps are uploaded per path, whatever host serves the build. */
+export function urlPath(file: string): string {
+  try {
+    return new URL(file).pathname
+  } catch {
+    return file.split(/[?#]/, 1)[0]!
+  }
+}
