@@ -9,8 +9,11 @@ const { version } = JSON.parse(await import('node:fs').then((fs) => fs.readFileS
 rmSync(new URL('./dist', import.meta.url), { recursive: true, force: true })
 await build({
   absWorkingDir: root,
-  entryPoints: ['src/index.ts'],
-  outfile: 'dist/index.js',
+  // Both entry points share one chunk, so @svc/sdk/react reports through the client init started.
+  entryPoints: ['src/index.ts', 'src/react.ts'],
+  outdir: 'dist',
+  splitting: true,
+  external: ['react'],
   bundle: true,
   format: 'esm',
   target: 'es2019',

@@ -72,7 +72,7 @@ export function sdkTestPage(config: Record<string, unknown>): string {
 </script></body></html>`
 }
 
-/** Serves pages (path → HTML) and the built SDK under /sdk/ on a free loopback port. */
+/** Serves pages (path → HTML, or a script for paths ending .js) and the built SDK under /sdk/ on a free loopback port. */
 export async function servePages(t: Teardown, pages: Record<string, string>): Promise<string> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!
@@ -83,7 +83,7 @@ export async function servePages(t: Teardown, pages: Record<string, string>): Pr
     }
     const page = pages[path]
     if (page === undefined) return void res.writeHead(404).end('not found')
-    res.writeHead(200, { 'Content-Type': 'text/html' }).end(page)
+    res.writeHead(200, { 'Content-Type': path.endsWith('.js') ? 'text/javascript' : 'text/html' }).end(page)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
