@@ -4,6 +4,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { createDb } from '../shared/db.js'
+import { createObjectStore } from '../shared/object-store.js'
 import { createRedis, streamKeys } from '../shared/redis.js'
 import { startIngress } from '../services/ingress/index.js'
 import { loadContext, requireExternal } from './context.js'
@@ -18,7 +19,7 @@ const redis = createRedis(redisUrl, { enableAutoPipelining: true })
 const tell = (message: ThreadMessage): void => port.postMessage(message)
 
 try {
-  const ingress = await startIngress({ db, redis, keys: streamKeys(config.redisKeyPrefix), log, limits: config.limits, port: (workerData as { port: number }).port, host: config.ingestionHost })
+  const ingress = await startIngress({ db, objects: createObjectStore(config.objectStore), redis, keys: streamKeys(config.redisKeyPrefix), log, limits: config.limits, port: (workerData as { port: number }).port, host: config.ingestionHost })
   port.once('message', () => {
     void (async () => {
       await ingress.stop()

@@ -62,7 +62,18 @@ CREATE TABLE public.projects (
     codehost_repo text DEFAULT ''::text NOT NULL,
     timezone text DEFAULT 'UTC'::text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
+    sourcemaps_uploaded_at timestamp with time zone,
     CONSTRAINT projects_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
+);
+CREATE TABLE public.sourcemaps (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    project_id uuid NOT NULL,
+    release text DEFAULT ''::text NOT NULL,
+    url_path text NOT NULL,
+    debug_id uuid,
+    object_key text NOT NULL,
+    bytes integer NOT NULL,
+    uploaded_at timestamp with time zone DEFAULT now() NOT NULL
 );
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_pkey PRIMARY KEY (id);
@@ -80,11 +91,16 @@ ALTER TABLE ONLY public.issues
     ADD CONSTRAINT issues_project_id_kind_fingerprint_key UNIQUE (project_id, kind, fingerprint);
 ALTER TABLE ONLY public.projects
     ADD CONSTRAINT projects_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.sourcemaps
+    ADD CONSTRAINT sourcemaps_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.sourcemaps
+    ADD CONSTRAINT sourcemaps_project_id_release_url_path_key UNIQUE (project_id, release, url_path);
 CREATE INDEX api_keys_project ON public.api_keys USING btree (project_id);
 CREATE INDEX events_issue_received ON public.events USING btree (issue_id, received_at DESC);
 CREATE INDEX events_project_received ON public.events USING btree (project_id, received_at DESC);
 CREATE INDEX issue_actors_recent ON public.issue_actors USING btree (issue_id, actor_kind, last_seen);
 CREATE INDEX issues_project_last_seen ON public.issues USING btree (project_id, last_seen DESC);
+CREATE UNIQUE INDEX sourcemaps_debug_id ON public.sourcemaps USING btree (project_id, debug_id) WHERE (debug_id IS NOT NULL);
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.environments
@@ -99,3 +115,5 @@ ALTER TABLE ONLY public.issue_actors
     ADD CONSTRAINT issue_actors_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.issues
     ADD CONSTRAINT issues_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.sourcemaps
+    ADD CONSTRAINT sourcemaps_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;

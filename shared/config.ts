@@ -67,6 +67,8 @@ export interface Limits {
   readonly eventsBacklogLimit: number
   /** Largest request body, counted after decompression. */
   readonly maxEventBytes: number
+  /** Largest source-map upload, counted after decompression. */
+  readonly maxSourceMapBytes: number
 }
 
 export interface StreamTiming {
@@ -136,6 +138,8 @@ export function loadConfig(env: Env = readEnv()): Config {
       // that a stopped grouper shows up as 429s within seconds rather than as lost memory.
       eventsBacklogLimit: int(env, 'SVC_EVENTS_BACKLOG_LIMIT', 50_000, 1),
       maxEventBytes: 1024 * 1024,
+      // Maps with inlined sources of a large app reach tens of MiB; past this, split the bundle.
+      maxSourceMapBytes: 50 * 1024 * 1024,
     },
     stream: {
       leaseMs: int(env, 'SVC_STREAM_LEASE_MS', TIMING.lease, 100),

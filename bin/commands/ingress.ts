@@ -1,6 +1,7 @@
 /** svc ingress: run the HTTP ingress alone (compose and fleets), on SVC_INGRESS_THREADS threads. */
 import { Command } from 'clipanion'
 import { createDb } from '../../shared/db.js'
+import { createObjectStore } from '../../shared/object-store.js'
 import { createRedis, streamKeys } from '../../shared/redis.js'
 import { startIngress } from '../../services/ingress/index.js'
 import { loadContext, requireExternal, untilSignal } from '../context.js'
@@ -27,7 +28,7 @@ export class IngressCommand extends Command {
     const db = createDb(databaseUrl, { applicationName: 'svc-ingress' })
     const redis = createRedis(redisUrl, { enableAutoPipelining: true })
     try {
-      const ingress = await startIngress({ db, redis, keys: streamKeys(config.redisKeyPrefix), log, limits: config.limits, port: config.ingestionPort, host: config.ingestionHost })
+      const ingress = await startIngress({ db, objects: createObjectStore(config.objectStore), redis, keys: streamKeys(config.redisKeyPrefix), log, limits: config.limits, port: config.ingestionPort, host: config.ingestionHost })
       await untilSignal(log)
       await ingress.stop()
       return 0

@@ -9,6 +9,7 @@ import { Command } from 'clipanion'
 import { createDb } from '../../shared/db.js'
 import { startEmbeddedPostgres, startEmbeddedRedis } from '../../shared/embedded/index.js'
 import { migrate } from '../../shared/migrate.js'
+import { createObjectStore } from '../../shared/object-store.js'
 import { createRedis, streamKeys } from '../../shared/redis.js'
 import { applySeed, SEED_INGEST_KEY } from '../../shared/seed.js'
 import { startIngress } from '../../services/ingress/index.js'
@@ -64,7 +65,7 @@ async function runEmbedded(ctx: Context, redisUrl: string, stops: Stop[]): Promi
   const keys = streamKeys(ctx.config.redisKeyPrefix)
   const worker = await startWorker({ db, redis, keys, log: ctx.log, services: ctx.config.services, timing: ctx.config.stream, healthPort: ctx.config.workerHealthPort })
   stops.push(() => worker.stop())
-  const ingress = await startIngress({ db, redis, keys, log: ctx.log, limits: ctx.config.limits, port: ctx.config.ingestionPort, host: ctx.config.ingestionHost })
+  const ingress = await startIngress({ db, objects: createObjectStore(ctx.config.objectStore), redis, keys, log: ctx.log, limits: ctx.config.limits, port: ctx.config.ingestionPort, host: ctx.config.ingestionHost })
   stops.push(() => ingress.stop())
   return { stopped: new Promise<string>(() => {}) }
 }

@@ -3,8 +3,11 @@
  * result to a status. Built here and listened on elsewhere, so tests can start it on any port.
  */
 import uWS from 'uWebSockets.js'
+import type { Db } from '../../shared/db.js'
+import type { ObjectStore } from '../../shared/object-store.js'
 import { acceptEvent, requireIngestKey, type IngestDeps } from './accept-event.js'
-import { IngestError } from './errors.js'
+import { INGEST_ERRORS, IngestError } from './errors.js'
+import { uploadSourceMap } from './upload-sourcemap.js'
 import { exchange, PREFLIGHT_HEADERS, readBodyText, send, sendError, type Exchange } from './http.js'
 
 export interface IngressApp {
@@ -18,6 +21,7 @@ export interface IngressApp {
 
 export interface IngressDeps extends IngestDeps {
   maxEventBytes: number
+  uploads: { db: Db; objects: ObjectStore; maxBytes: number }
 }
 
 /** Registers every route on a new uWS app. */
@@ -68,6 +72,36 @@ export function createIngressApp(deps: IngressDeps): IngressApp {
     track(handle(ex, deps, async () => {
       await requireIngestKey(deps, token)
       send(ex, 204, undefined)
+    }))
+  })
+
+  app.post('/api/v1/sourcemaps', (res, req) => {
+    const ex = exchange(res, req.getHeader('origin'))
+    const token = req.getHeader('x-api-key') || undefined
+    const contentType = req.getHeader('content-type')
+    const encoding = req.getHeader('content-encoding').toLowerCase()
+    const declaredLength = Number(req.getHeader('content-length') || 0)
+    const query = new URLSearchParams(req.getQuery() ?? '')
+    const target = { path: query.get('path') ?? undefined, release: query.get('release') ?? undefined, debugId: req.getHeader('x-svc-debug-id') || undefined }
+    const cap = deps.uploads.maxBytes
+    const tooLarge = (): IngestError => new IngestError('payload_too_large', { message: `The source map is over ${cap / 1024 / 1024} MiB (counted after decompression). Upload it without inlined sources, or split the bundle.` })
+    track(handle(ex, deps, async () => {
+      if (!isJson(contentType)) throw new IngestError('unsupported_media_type', { message: 'Upload the map with Content-Type: application/json.' })
+      if (encoding !== '' && encoding !== 'identity' && encoding !== 'gzip') throw new IngestError('unsupported_encoding')
+      if (declaredLength > cap) throw tooLarge()
+      // uWS hands body chunks only to a reader attached before the first await; start it now.
+      const reading = readBodyText(ex, cap, encoding === 'gzip')
+      reading.catch(() => {}) // observed below, unless the key fails first
+      const auth = await deps.auth.authenticate(token, 'sourcemap')
+      if (!auth.ok) {
+        if (auth.code === 'insufficient_scope') throw new IngestError('insufficient_scope', { message: 'This key is real but cannot upload source maps: use the source-map key (svc_sk_…) from SVC_SOURCEMAP_KEY.' })
+        throw new IngestError(auth.code, { message: INGEST_ERRORS[auth.code].message.replace('ingest key (svc_pk_…)', 'source-map key (svc_sk_…)').replace('ingest key', 'source-map key') })
+      }
+      const body = await reading.catch((error: unknown) => {
+        throw error instanceof IngestError && error.code === 'payload_too_large' ? tooLarge() : error
+      })
+      const stored = await uploadSourceMap(deps.uploads, auth.projectId, target, body)
+      send(ex, 201, JSON.stringify(stored))
     }))
   })
 

@@ -19,8 +19,11 @@ export const INGEST_ERRORS = {
   payload_too_large: { status: 413, message: 'The body is over 1 MiB (counted after decompression). Trim breadcrumbs or the stack and send it again.' },
   unsupported_media_type: { status: 415, message: 'Send the event with Content-Type: application/json.' },
   unsupported_encoding: { status: 415, message: 'Content-Encoding must be gzip or absent.' },
+  invalid_sourcemap: { status: 400, message: 'The body is not a source map (JSON with version 3 and mappings). Upload the .map file the build wrote.' },
+  sourcemap_target_missing: { status: 400, message: 'Say which file the map serves: send ?path=/assets/app.js and ?release=, or the X-Svc-Debug-Id header of a stamped chunk.' },
   rate_limited: { status: 429, message: 'This key sent more events than its per-minute limit. Wait retry_after seconds, then send again.' },
   backlog_full: { status: 429, message: 'The service is behind on processing events. Wait retry_after seconds, then send again.' },
+  objectstore_unavailable: { status: 503, message: 'The object store cannot take the upload now; nothing was stored. Check the service configuration, then upload again.' },
   unavailable: { status: 503, message: 'The event could not be queued because the queue is unreachable; nothing was stored. Send it again shortly.' },
   internal_error: { status: 500, message: 'The service failed to handle the request; nothing was stored. Send it again; if it persists, check the service logs.' },
 } as const satisfies Record<string, ErrorSpec>

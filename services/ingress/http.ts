@@ -71,7 +71,8 @@ export function readBodyText(ex: Exchange, cap: number, gzipped: boolean): Promi
     let size = 0
     let failed = false
     ex.res.onData((chunk, isLast) => {
-      if (failed) return
+      // Once answered (say, a bad key) or aborted, the rest of the body is not worth keeping.
+      if (failed || ex.aborted) return
       size += chunk.byteLength
       if (size > cap) {
         failed = true
@@ -97,6 +98,7 @@ export function readBodyText(ex: Exchange, cap: number, gzipped: boolean): Promi
 
 const STATUS_LINES: Readonly<Record<number, string>> = {
   200: '200 OK',
+  201: '201 Created',
   202: '202 Accepted',
   204: '204 No Content',
   400: '400 Bad Request',

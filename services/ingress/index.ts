@@ -2,6 +2,7 @@
 import type { Redis } from 'ioredis'
 import type { Limits } from '../../shared/config.js'
 import type { Db } from '../../shared/db.js'
+import type { ObjectStore } from '../../shared/object-store.js'
 import type { Logger } from '../../shared/log.js'
 import type { StreamKeys } from '../../shared/redis.js'
 import { ensureGroup } from '../../shared/streams/index.js'
@@ -13,6 +14,8 @@ import { KeyAuthenticator } from './key-auth.js'
 
 export interface IngressOptions {
   db: Db
+  /** Where uploaded source maps go. */
+  objects: ObjectStore
   redis: Redis
   keys: StreamKeys
   log: Logger
@@ -44,6 +47,7 @@ export async function startIngress(options: IngressOptions): Promise<Ingress> {
     backlog,
     log,
     maxEventBytes: options.limits.maxEventBytes,
+    uploads: { db: options.db, objects: options.objects, maxBytes: options.limits.maxSourceMapBytes },
   })
   let port: number
   try {

@@ -4,11 +4,15 @@
  * worker on free ports. Everything is torn down with the test.
  */
 import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Redis } from 'ioredis'
 import pg from 'pg'
 import { loadConfig, type Config } from '../../shared/config.js'
 import { createDb, type Db } from '../../shared/db.js'
 import { mintKey, type KeyKind } from '../../shared/keys.js'
+import { createObjectStore } from '../../shared/object-store.js'
 import { createLogger } from '../../shared/log.js'
 import { migrate } from '../../shared/migrate.js'
 import { createRedis, streamKeys, type StreamKeys } from '../../shared/redis.js'
@@ -63,12 +67,15 @@ export async function startTestStack(
   options: { env?: Record<string, string>; ingress?: boolean; worker?: boolean } = {},
 ): Promise<TestStack> {
   const databaseUrl = await createTestDatabase(t)
+  const objectDir = mkdtempSync(join(tmpdir(), 'svc-test-objects-'))
+  t.teardown(() => rmSync(objectDir, { recursive: true, force: true }))
   const prefix = `svctest:${randomBytes(5).toString('hex')}:`
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
     REDIS_URL: TEST_REDIS_URL,
     REDIS_KEY_PREFIX: prefix,
     LOG_LEVEL: 'silent',
+    SVC_OBJECT_DIR: objectDir,
     ...options.env,
   })
   const log = createLogger(config.logLevel)
@@ -106,7 +113,7 @@ export async function startTestStack(
     },
   }
   if (options.ingress !== false) {
-    stack.ingress = await startIngress({ db, redis, keys, log, limits: config.limits, port: 0, host: '127.0.0.1' })
+    stack.ingress = await startIngress({ db, objects: createObjectStore(config.objectStore), redis, keys, log, limits: config.limits, port: 0, host: '127.0.0.1' })
     stack.baseUrl = `http://127.0.0.1:${stack.ingress.port}`
   }
   if (options.worker) await stack.startWorker()

@@ -16,6 +16,6 @@ t.test('docs/errors.md lists exactly the ingestion catalogue, with the same stat
 t.test('every message tells the sender what to do next', async (t) => {
   for (const [code, spec] of Object.entries(INGEST_ERRORS)) {
     t.ok(spec.message.length > 30, `${code} has a full message`)
-    t.match(spec.message, /\b(send|use|copy|wait|fix|trim|check|content-encoding|events go)\b/i, `${code} says what to do`)
+    t.match(spec.message, /\b(send|use|copy|wait|fix|trim|check|upload|content-encoding|events go)\b/i, `${code} says what to do`)
   }
 })
