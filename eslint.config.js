@@ -17,11 +17,12 @@ export default tseslint.config(
     // Plain Node scripts (not TypeScript): Node's globals.
     files: ['**/*.mjs', 'bin/*.js'],
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Buffer: 'readonly', URL: 'readonly' },
+      globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Buffer: 'readonly', URL: 'readonly', URLSearchParams: 'readonly', fetch: 'readonly' },
     },
   },
   {
-    files: ['shared/config.ts', 'test/**', 'bench/**', 'scripts/**', 'bin/**'],
+    // The SDK's CLI is not the service: it reads its own variables (SVC_SOURCEMAP_KEY, per the spec).
+    files: ['shared/config.ts', 'test/**', 'bench/**', 'scripts/**', 'bin/**', 'sdk/bin/**'],
     rules: { 'no-restricted-syntax': 'off' },
   },
 )
