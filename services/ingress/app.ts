@@ -46,21 +46,15 @@ export function createIngressApp(deps: IngressDeps): IngressApp {
 
   app.post('/api/v1/events', (res, req) => {
     const ex = exchange(res, req.getHeader('origin'))
-    // Headers live on uWS's stack: read all of them before the first await.
-    const token = req.getHeader('x-api-key') || undefined
-    const contentType = req.getHeader('content-type')
-    const encoding = req.getHeader('content-encoding').toLowerCase()
-    const declaredLength = Number(req.getHeader('content-length') || 0)
+    const body = bodyHeaders(req)
     track(handle(ex, deps, async () => {
-      if (!isJson(contentType)) throw new IngestError('unsupported_media_type')
-      if (encoding !== '' && encoding !== 'identity' && encoding !== 'gzip') throw new IngestError('unsupported_encoding')
-      if (declaredLength > deps.maxEventBytes) throw new IngestError('payload_too_large')
+      checkBodyHeaders(body, deps.maxEventBytes, { mediaType: 'Send the event with Content-Type: application/json.' })
       // A key seen recently is answered from memory; otherwise its lookup overlaps the body.
-      const known = deps.auth.cached(token, 'ingest')
-      const [key, body] = known?.ok
-        ? [known, await readBodyText(ex, deps.maxEventBytes, encoding === 'gzip')]
-        : await Promise.all([requireIngestKey(deps, token), readBodyText(ex, deps.maxEventBytes, encoding === 'gzip')])
-      const id = await acceptEvent(deps, key, body)
+      const known = deps.auth.cached(body.token, 'ingest')
+      const [key, text] = known?.ok
+        ? [known, await readBodyText(ex, deps.maxEventBytes, body.gzipped)]
+        : await Promise.all([requireIngestKey(deps, body.token), readBodyText(ex, deps.maxEventBytes, body.gzipped)])
+      const id = await acceptEvent(deps, key, text)
       send(ex, 202, JSON.stringify({ id }))
     }))
   })
@@ -77,30 +71,25 @@ export function createIngressApp(deps: IngressDeps): IngressApp {
 
   app.post('/api/v1/sourcemaps', (res, req) => {
     const ex = exchange(res, req.getHeader('origin'))
-    const token = req.getHeader('x-api-key') || undefined
-    const contentType = req.getHeader('content-type')
-    const encoding = req.getHeader('content-encoding').toLowerCase()
-    const declaredLength = Number(req.getHeader('content-length') || 0)
+    const body = bodyHeaders(req)
     const query = new URLSearchParams(req.getQuery() ?? '')
     const target = { path: query.get('path') ?? undefined, release: query.get('release') ?? undefined, debugId: req.getHeader('x-svc-debug-id') || undefined }
     const cap = deps.uploads.maxBytes
-    const tooLarge = (): IngestError => new IngestError('payload_too_large', { message: `The source map is over ${cap / 1024 / 1024} MiB (counted after decompression). Upload it without inlined sources, or split the bundle.` })
+    const tooLarge = `The source map is over ${cap / 1024 / 1024} MiB (counted after decompression). Upload it without inlined sources, or split the bundle.`
     track(handle(ex, deps, async () => {
-      if (!isJson(contentType)) throw new IngestError('unsupported_media_type', { message: 'Upload the map with Content-Type: application/json.' })
-      if (encoding !== '' && encoding !== 'identity' && encoding !== 'gzip') throw new IngestError('unsupported_encoding')
-      if (declaredLength > cap) throw tooLarge()
+      checkBodyHeaders(body, cap, { mediaType: 'Upload the map with Content-Type: application/json.', tooLarge })
       // uWS hands body chunks only to a reader attached before the first await; start it now.
-      const reading = readBodyText(ex, cap, encoding === 'gzip')
+      const reading = readBodyText(ex, cap, body.gzipped)
       reading.catch(() => {}) // observed below, unless the key fails first
-      const auth = await deps.auth.authenticate(token, 'sourcemap')
+      const auth = await deps.auth.authenticate(body.token, 'sourcemap')
       if (!auth.ok) {
         if (auth.code === 'insufficient_scope') throw new IngestError('insufficient_scope', { message: 'This key is real but cannot upload source maps: use the source-map key (svc_sk_…) from SVC_SOURCEMAP_KEY.' })
         throw new IngestError(auth.code, { message: INGEST_ERRORS[auth.code].message.replace('ingest key (svc_pk_…)', 'source-map key (svc_sk_…)').replace('ingest key', 'source-map key') })
       }
-      const body = await reading.catch((error: unknown) => {
-        throw error instanceof IngestError && error.code === 'payload_too_large' ? tooLarge() : error
+      const text = await reading.catch((error: unknown) => {
+        throw error instanceof IngestError && error.code === 'payload_too_large' ? new IngestError('payload_too_large', { message: tooLarge }) : error
       })
-      const stored = await uploadSourceMap(deps.uploads, auth.projectId, target, body)
+      const stored = await uploadSourceMap(deps.uploads, auth.projectId, target, text)
       send(ex, 201, JSON.stringify(stored))
     }))
   })
@@ -137,6 +126,33 @@ function handle(ex: Exchange, deps: IngestDeps, body: () => Promise<void>): Prom
     deps.log.error('ingress route failed', { error })
     sendError(ex, new IngestError('internal_error'))
   })
+}
+
+interface BodyHeaders {
+  token: string | undefined
+  contentType: string
+  encoding: string
+  gzipped: boolean
+  declaredLength: number
+}
+
+/** The headers a body route needs, read at once: uWS keeps them on its stack only until the first await. */
+function bodyHeaders(req: uWS.HttpRequest): BodyHeaders {
+  const encoding = req.getHeader('content-encoding').toLowerCase()
+  return {
+    token: req.getHeader('x-api-key') || undefined,
+    contentType: req.getHeader('content-type'),
+    encoding,
+    gzipped: encoding === 'gzip',
+    declaredLength: Number(req.getHeader('content-length') || 0),
+  }
+}
+
+/** Refuses a body by its headers alone: wrong type, unknown encoding, or declared over cap. */
+function checkBodyHeaders(headers: BodyHeaders, cap: number, messages: { mediaType: string; tooLarge?: string }): void {
+  if (!isJson(headers.contentType)) throw new IngestError('unsupported_media_type', { message: messages.mediaType })
+  if (headers.encoding !== '' && headers.encoding !== 'identity' && headers.encoding !== 'gzip') throw new IngestError('unsupported_encoding')
+  if (headers.declaredLength > cap) throw new IngestError('payload_too_large', messages.tooLarge ? { message: messages.tooLarge } : {})
 }
 
 function isJson(contentType: string): boolean {
