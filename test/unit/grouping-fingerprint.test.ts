@@ -165,3 +165,12 @@ t.test('never throws on garbage input', async (t) => {
   t.equal(odd.title, 'Error')
   t.match(odd.fingerprint, /^[0-9a-f]{32}$/)
 })
+
+t.test('version 1 fingerprints never change: these were computed when it shipped', async (t) => {
+  const pinned: Array<[GroupingInput, string]> = [
+    [{ type: 'TypeError', message: "Cannot read properties of undefined (reading 'id')", stack: "TypeError: Cannot read properties of undefined (reading 'id')\n    at renderCart (http://localhost:5173/assets/index-4f3a9c2b.js:12:34)\n    at onClick (http://localhost:5173/assets/index-4f3a9c2b.js:40:7)", url: 'http://localhost:5173/cart' }, 'a1f4272089287bad0afbf72055e1cd14'],
+    [{ type: 'Error', message: 'boom 42 at 0xdeadbeef', stack: '', url: 'https://a.example/' }, '0681a043ec8a37a1fe1fcedbd2b99d7f'],
+    [{ type: 'TypeError', message: 'cart is undefined', stack: 'renderCart@https://shop.example/assets/app-1a2b3c4d.js:1:100\n@https://shop.example/assets/app-1a2b3c4d.js:1:200', url: 'https://shop.example/' }, '3c6b22ac83cf48f8bd2fec6c3cf2a3a3'],
+  ]
+  for (const [input, fingerprint] of pinned) t.equal(groupEvent(input, 1).fingerprint, fingerprint, input.message)
+})
