@@ -3,6 +3,7 @@ import { hostname } from 'node:os'
 import type { Redis } from 'ioredis'
 import type { StreamTiming } from '../../shared/config.js'
 import type { Db } from '../../shared/db.js'
+import type { ObjectStore } from '../../shared/object-store.js'
 import { envelopeFromFields, type EventEnvelope } from '../../shared/event.js'
 import type { Logger } from '../../shared/log.js'
 import type { StreamKeys } from '../../shared/redis.js'
@@ -10,9 +11,13 @@ import type { HostedService } from '../../shared/service.js'
 import { groupActivity, queueDepth, StreamConsumer, type StreamEntry } from '../../shared/streams/index.js'
 import { GROUPS } from '../../shared/topology.js'
 import { storeEventBatch } from './store-events.js'
+import { storedMaps } from './symbolication/stored-maps.js'
+import { Symbolicator } from './symbolication/symbolicator.js'
 
 export interface GrouperDeps {
   db: Db
+  /** Where uploaded source maps are read from. */
+  objects: ObjectStore
   redis: Redis
   keys: StreamKeys
   log: Logger
@@ -24,6 +29,7 @@ export interface GrouperDeps {
 /** Creates the grouper service (not yet started). */
 export function createGrouper(deps: GrouperDeps): HostedService {
   const log = deps.log.child({ service: 'grouper' })
+  const symbolicator = new Symbolicator(storedMaps(deps.db, deps.objects))
   const handler = async (entries: StreamEntry[]): Promise<void> => {
     const envelopes: EventEnvelope[] = []
     for (const entry of entries) {
@@ -31,7 +37,7 @@ export function createGrouper(deps: GrouperDeps): HostedService {
       if (envelope) envelopes.push(envelope)
       else log.error('events stream entry lacks envelope fields; skipped', { entry: entry.id })
     }
-    const outcome = await storeEventBatch(deps.db, envelopes)
+    const outcome = await storeEventBatch(deps.db, envelopes, symbolicator)
     if (outcome.unreadable.length > 0) log.error('events with unreadable bodies skipped', { ids: outcome.unreadable })
     log.debug('batch stored', { ...outcome, unreadable: outcome.unreadable.length })
   }

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto'
 import type pg from 'pg'
 import type { Db } from '../../shared/db.js'
 import type { ErrorEvent, EventEnvelope } from '../../shared/event.js'
-import { groupEvent, type GroupingResult } from './grouping/index.js'
+import { groupEvent, parseFrames, type GroupingResult } from './grouping/index.js'
+import type { Symbolicator } from './symbolication/symbolicator.js'
 
 export interface BatchOutcome {
   stored: number
@@ -28,7 +29,7 @@ interface Prepared {
 }
 
 /** Groups and stores a batch; resolves once everything is committed. */
-export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[]): Promise<BatchOutcome> {
+export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[], symbolicator?: Symbolicator): Promise<BatchOutcome> {
   const outcome: BatchOutcome = { stored: 0, duplicates: 0, dropped: 0, unreadable: [] }
   const prepared: Prepared[] = []
   for (const envelope of envelopes) {
@@ -38,7 +39,12 @@ export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[
       continue
     }
     const { event, body } = read
-    const grouping = groupEvent({ type: event.error.type, message: event.error.message, stack: event.error.stack, url: event.context.url })
+    const input = { type: event.error.type, message: event.error.message, stack: event.error.stack, url: event.context.url }
+    // Symbolicated frames, when the project uploaded maps: grouping then keys on the original code.
+    const frames = symbolicator
+      ? await symbolicator.symbolicate({ projectId: envelope.projectId, release: event.release, frames: parseFrames(input) })
+      : undefined
+    const grouping = groupEvent({ ...input, frames })
     if (grouping.drop) {
       outcome.dropped++
       continue

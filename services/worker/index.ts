@@ -3,6 +3,7 @@ import type { Server } from 'node:http'
 import type { Redis } from 'ioredis'
 import type { ServiceName, StreamTiming } from '../../shared/config.js'
 import type { Db } from '../../shared/db.js'
+import type { ObjectStore } from '../../shared/object-store.js'
 import type { Logger } from '../../shared/log.js'
 import type { StreamKeys } from '../../shared/redis.js'
 import type { HostedService } from '../../shared/service.js'
@@ -13,6 +14,7 @@ import { startHealthServer } from './health.js'
 
 export interface WorkerDeps {
   db: Db
+  objects: ObjectStore
   redis: Redis
   keys: StreamKeys
   log: Logger

@@ -97,7 +97,7 @@ export async function startTestStack(
     ingestKey: SEED_INGEST_KEY,
     baseUrl: '',
     async startWorker() {
-      const worker = await startWorker({ db, redis, keys, log, services: config.services, timing: config.stream, healthPort: 0, healthHost: '127.0.0.1' })
+      const worker = await startWorker({ db, objects: createObjectStore(config.objectStore), redis, keys, log, services: config.services, timing: config.stream, healthPort: 0, healthHost: '127.0.0.1' })
       workers.push(worker)
       stack.worker ??= worker
       return worker

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { CURRENT_GROUPING_VERSION, groupEvent, type GroupingInput } from '../../services/grouper/grouping/index.js'
+import { CURRENT_GROUPING_VERSION, groupEvent, parseFrames, type GroupingInput } from '../../services/grouper/grouping/index.js'
 
 // One bug (a cart line without a product) thrown from a click handler in three browsers.
 const chrome: GroupingInput = {
@@ -141,14 +141,15 @@ t.test('results are deterministic and carry the version and frames', async (t) =
   const a = groupEvent(chrome)
   t.same(groupEvent(structuredClone(chrome)), a)
   t.match(a.fingerprint, /^[0-9a-f]{32}$/)
-  t.equal(a.version, 1)
+  t.equal(a.version, 2)
   t.equal(a.frames.length, 5)
   t.same(a.frames.map((f) => f.inApp), [true, false, true, true, true])
 })
 
 t.test('picks the algorithm by stored version and refuses one it does not know', async (t) => {
-  t.equal(CURRENT_GROUPING_VERSION, 1)
-  t.same(groupEvent(chrome, 1), groupEvent(chrome))
+  t.equal(CURRENT_GROUPING_VERSION, 2)
+  t.equal(groupEvent(chrome, 1).version, 1)
+  t.same({ ...groupEvent(chrome, 1), version: 2 }, groupEvent(chrome), 'without symbolicated frames, version 2 is version 1')
   t.throws(() => groupEvent(chrome, 99), /Unknown grouping version 99/)
   t.throws(() => groupEvent(chrome, 0), /Unknown grouping version 0/)
 })
@@ -173,4 +174,18 @@ t.test('version 1 fingerprints never change: these were computed when it shipped
     [{ type: 'TypeError', message: 'cart is undefined', stack: 'renderCart@https://shop.example/assets/app-1a2b3c4d.js:1:100\n@https://shop.example/assets/app-1a2b3c4d.js:1:200', url: 'https://shop.example/' }, '3c6b22ac83cf48f8bd2fec6c3cf2a3a3'],
   ]
   for (const [input, fingerprint] of pinned) t.equal(groupEvent(input, 1).fingerprint, fingerprint, input.message)
+})
+
+t.test('version 2 keys symbolicated frames by their original file and function; library originals are not in-app', async (t) => {
+  const input = { type: 'TypeError', message: 'x', stack: 'TypeError: x\n    at a (https://shop.example/assets/app-1a2b3c4d.js:1:100)\n    at b (https://shop.example/assets/app-1a2b3c4d.js:1:200)', url: 'https://shop.example/' }
+  const frames = parseFrames(input)
+  const placed = (i: number, file: string, fn: string) => ({ ...frames[i]!, original: { file, line: 10 + i, column: 1, function: fn } })
+  const symbolicated = groupEvent({ ...input, frames: [placed(0, 'src/Cart.tsx', 'renderCart'), placed(1, 'src/App.tsx', 'App')] })
+  t.not(symbolicated.fingerprint, groupEvent(input).fingerprint, 'the original code is what is keyed')
+  t.equal(symbolicated.culprit, 'renderCart (src/Cart.tsx)', 'the culprit names the original function and file')
+  const renamed = parseFrames({ ...input, stack: input.stack.replaceAll('app-1a2b3c4d', 'app-9f8e7d6c').replaceAll(':1:', ':2:') })
+  const nextDeploy = groupEvent({ ...input, frames: renamed.map((f, i) => ({ ...f, original: { file: i === 0 ? 'src/Cart.tsx' : 'src/App.tsx', line: 99, column: 1, function: i === 0 ? 'renderCart' : 'App' } })) })
+  t.equal(nextDeploy.fingerprint, symbolicated.fingerprint, 'a new bundle of the same code is the same issue')
+  const library = groupEvent({ ...input, frames: [placed(0, '../node_modules/react-dom/cjs/react-dom.js', 'commitRoot'), placed(1, 'src/App.tsx', 'App')] })
+  t.equal(library.culprit, 'App (src/App.tsx)', 'a frame whose original is in node_modules is library code')
 })

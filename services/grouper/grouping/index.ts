@@ -1,12 +1,15 @@
 /** Grouping algorithms by version: an issue keeps the version it was created with. */
 import type { GroupingInput, GroupingResult, GroupingVersion } from './types.js'
 import { groupV1 } from './v1.js'
+import { groupV2 } from './v2.js'
+
+export { parseFrames } from './v2.js'
 
 export type { GroupingInput, GroupingResult, GroupingVersion, StackFrame } from './types.js'
 
-export const CURRENT_GROUPING_VERSION: GroupingVersion = 1
+export const CURRENT_GROUPING_VERSION: GroupingVersion = 2
 
-const VERSIONS: Readonly<Record<GroupingVersion, (input: GroupingInput) => GroupingResult>> = { 1: groupV1 }
+const VERSIONS: Readonly<Record<GroupingVersion, (input: GroupingInput) => GroupingResult>> = { 1: groupV1, 2: groupV2 }
 
 /** Groups an error with the given algorithm version (default: current); refuses unknown versions. */
 export function groupEvent(input: GroupingInput, version: number = CURRENT_GROUPING_VERSION): GroupingResult {

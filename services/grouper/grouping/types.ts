@@ -1,7 +1,7 @@
 /** Types shared by the grouping algorithm versions. */
 
 /** Versions this build can compute; an issue keeps the version it was created with. */
-export type GroupingVersion = 1
+export type GroupingVersion = 1 | 2
 
 export interface StackFrame {
   /**
@@ -24,6 +24,10 @@ export interface StackFrame {
    * that scheduled the callback, which V8 does not report).
    */
   asyncCause?: string
+  /** Where a source map puts this frame in the original code (symbolication). */
+  original?: { file: string; line: number; column: number; function?: string }
+  /** Why the frame kept its minified position, when symbolication was tried and could not place it. */
+  unresolved?: 'no_position' | 'no_debug_id' | 'map_missing' | 'no_mapping' | 'map_unparseable'
 }
 
 export interface GroupingInput {
@@ -32,6 +36,8 @@ export interface GroupingInput {
   stack: string
   /** Page URL, so frames from the page's own origin count as in-app. */
   url?: string
+  /** Frames already parsed and symbolicated (parseFrames, then the symbolicator); version 2 reads them. */
+  frames?: StackFrame[]
 }
 
 export interface GroupingResult {

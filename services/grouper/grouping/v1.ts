@@ -11,19 +11,29 @@ import { markInApp } from './in-app.js'
 import { classifyNoise } from './noise.js'
 import { normalizeFile, normalizeFunction, normalizeMessage, normalizeType } from './normalize.js'
 import { parseStack } from './stack-parse.js'
-import type { GroupingInput, GroupingResult, StackFrame } from './types.js'
+import type { GroupingInput, GroupingResult, GroupingVersion, StackFrame } from './types.js'
 
 const FRAMES_IN_FINGERPRINT = 5
 const TITLE_MAX = 200
 
 /** Groups one error by the version 1 rules; never throws, whatever the input. */
 export function groupV1(input: GroupingInput): GroupingResult {
+  const message = text(input?.message)
+  const frames = markInApp(parseStack(input?.stack, message), text(input?.url) || undefined)
+  return groupFrames(1, input, frames, frames)
+}
+
+/**
+ * The version 1 rules over given frames: keyed is what the fingerprint and culprit read, shown is
+ * what the result carries for display. Version 2 passes symbolicated frames as keyed.
+ */
+export function groupFrames<V extends GroupingVersion>(version: V, input: GroupingInput, keyed: StackFrame[], shown: StackFrame[]): GroupingResult & { version: V } {
   const rawType = text(input?.type).trim()
   const message = text(input?.message)
   const type = normalizeType(rawType)
-  const frames = markInApp(parseStack(input?.stack, message), text(input?.url) || undefined)
+  const frames = keyed
   const inApp = framesBeforeScheduler(frames).filter((frame) => frame.inApp)
-  const base = { version: 1 as const, title: titleOf(rawType, message.trim()), culprit: inApp[0] ? culpritOf(inApp[0]) : '', frames }
+  const base = { version, title: titleOf(rawType, message.trim()), culprit: inApp[0] ? culpritOf(inApp[0]) : '', frames: shown }
   const verdict = classifyNoise(rawType, message, frames)
   if (verdict.kind === 'drop') return { ...base, fingerprint: hash(['drop', verdict.reason]), drop: verdict.reason }
   if (verdict.kind === 'fold') return { ...base, fingerprint: hash(['fold', verdict.key]) }

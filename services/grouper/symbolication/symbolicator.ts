@@ -10,12 +10,9 @@ import type { StackFrame } from '../grouping/types.js'
 import { MapCache, type CachedMap } from './map-cache.js'
 
 /** Why a frame kept its minified position. */
-export type UnresolvedReason = 'no_position' | 'no_debug_id' | 'map_missing' | 'no_mapping' | 'map_unparseable'
+export type UnresolvedReason = NonNullable<StackFrame['unresolved']>
 
-export interface SymbolicatedFrame extends StackFrame {
-  original?: { file: string; line: number; column: number; function?: string }
-  unresolved?: UnresolvedReason
-}
+export type SymbolicatedFrame = StackFrame
 
 /** Where uploaded maps are read from (the object store behind the upload endpoint). */
 export interface MapSource {
@@ -28,7 +25,8 @@ export interface MapSource {
 export interface SymbolicateInput {
   projectId: string
   release: string | undefined
-  frames: readonly StackFrame[]
+  /** Frames as parsed (parseFrames); they are symbolicated in place. */
+  frames: StackFrame[]
   /** Debug ids by file URL, as the SDK reports them for stamped chunks. */
   debugIds?: Readonly<Record<string, string>>
 }
@@ -39,12 +37,18 @@ function hasPosition(frame: StackFrame): frame is StackFrame & { line: number; c
   return !frame.native && frame.line !== undefined && frame.column !== undefined && frame.file !== ''
 }
 
+/** A map uploaded after events asked for it is used within this long. */
+const MISSING_TTL_MS = 30_000
+const MISSING_MAX = 50_000
+
 /** 256 MiB of map JSON: a few large apps' current releases. */
 const DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
 
 export class Symbolicator {
   readonly #source: MapSource
   readonly #cache: MapCache
+  /** Keys with no map, until when: an event stream without maps must not query for each event. */
+  readonly #missing = new Map<string, number>()
 
   constructor(source: MapSource, cacheBytes = DEFAULT_CACHE_BYTES) {
     this.#source = source
@@ -55,7 +59,11 @@ export class Symbolicator {
     return this.#cache
   }
 
-  /** Symbolicates every frame; looks each distinct map up once per call. */
+  /**
+   * Symbolicates every frame in place (the frames gain original or unresolved) and returns them;
+   * looks each distinct map up once per call. Frames are the caller's, freshly parsed: copying
+   * each one cost the grouper more garbage collection than the lookups themselves.
+   */
   async symbolicate(input: SymbolicateInput): Promise<SymbolicatedFrame[]> {
     // First the distinct maps the frames need, fetched together; then one synchronous pass.
     const keyOfFile = new Map<string, string>()
@@ -70,30 +78,26 @@ export class Symbolicator {
     const loaded = new Map<string, Loaded>()
     for (const [key, lookup] of lookups) loaded.set(key, await lookup)
 
-    const out: SymbolicatedFrame[] = []
+    const out = input.frames as SymbolicatedFrame[]
     const tokens: Array<string | undefined> = []
-    for (const frame of input.frames) {
+    for (const frame of out) {
       tokens.push(undefined)
       if (!hasPosition(frame)) {
-        out.push({ ...frame, unresolved: 'no_position' })
+        frame.unresolved = 'no_position'
         continue
       }
       const { map, reason } = loaded.get(keyOfFile.get(frame.file)!)!
-      if (!map) {
-        out.push({ ...frame, unresolved: reason })
-        continue
-      }
-      if (!map.ok) {
-        out.push({ ...frame, unresolved: 'map_unparseable' })
+      if (!map || !map.ok) {
+        frame.unresolved = map ? 'map_unparseable' : reason
         continue
       }
       // Stack columns count from 1; source maps from 0.
       const position = originalPositionFor(map.map, { line: frame.line, column: frame.column - 1 })
       if (position.source === null || position.line === null) {
-        out.push({ ...frame, unresolved: 'no_mapping' })
+        frame.unresolved = 'no_mapping'
         continue
       }
-      out.push({ ...frame, original: { file: position.source, line: position.line, column: position.column + 1 } })
+      frame.original = { file: position.source, line: position.line, column: position.column + 1 }
       tokens[tokens.length - 1] = position.name ?? undefined
     }
     // A frame's original function name is the name at its caller's call site (the next frame
@@ -108,8 +112,14 @@ export class Symbolicator {
   async #load(key: string, input: SymbolicateInput, file: string, debugId: string | undefined): Promise<Loaded> {
     const cached = this.#cache.get(key)
     if (cached) return { map: cached }
+    const missingUntil = this.#missing.get(key)
+    if (missingUntil !== undefined && missingUntil > Date.now()) return { reason: debugId || input.release ? 'map_missing' : 'no_debug_id' }
     const json = debugId ? await this.#source.byDebugId(input.projectId, debugId) : input.release ? await this.#source.byUrlPath(input.projectId, input.release, urlPath(file)) : undefined
-    if (json === undefined) return { reason: debugId ? 'map_missing' : input.release ? 'map_missing' : 'no_debug_id' }
+    if (json === undefined) {
+      if (this.#missing.size >= MISSING_MAX) this.#missing.delete(this.#missing.keys().next().value!)
+      this.#missing.set(key, Date.now() + MISSING_TTL_MS)
+      return { reason: debugId || input.release ? 'map_missing' : 'no_debug_id' }
+    }
     return { map: this.#cache.parse(key, json) }
   }
 }
