@@ -37,7 +37,7 @@ eachMapping(traced!, (m) => {
 const positions = Array.from({ length: 20 }, (_, i) => all[Math.floor(((i + 0.5) / 20) * all.length)]!)
 const frames: StackFrame[] = positions.map((p, i) => ({ function: `f${i}`, file: FILE, line: p.line, column: p.column + 1, inApp: true }))
 
-const source = { byDebugId: async () => undefined, byUrlPath: async () => json }
+const source = { hasMaps: async () => true, byDebugId: async () => undefined, byUrlPath: async () => json }
 const oursCold: number[] = []
 bareCold.length = 0
 for (let i = 0; i < 5; i++) {

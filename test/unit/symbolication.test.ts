@@ -39,6 +39,7 @@ function source(maps: { byUrl?: Record<string, string>; byId?: Record<string, st
   const calls: string[] = []
   return {
     calls,
+    hasMaps: async () => true,
     byDebugId: async (_project, id) => (calls.push(`id:${id}`), maps.byId?.[id]),
     byUrlPath: async (_project, release, path) => (calls.push(`url:${release}:${path}`), maps.byUrl?.[`${release}:${path}`]),
   }
@@ -94,4 +95,18 @@ t.test('the map cache stays within its byte budget, dropping the least recently 
   t.ok(cache.bytes <= map.length * 2 + 10)
   t.notOk(cache.get('b'), 'b went first')
   t.ok(cache.get('a') && cache.get('c'))
+})
+
+t.test('a project that never uploaded a map gets its reasons without a single map lookup', async (t) => {
+  const calls: string[] = []
+  const symbolicator = new Symbolicator({
+    hasMaps: async (project) => (calls.push(`has:${project}`), false),
+    byDebugId: async () => (calls.push('id'), undefined),
+    byUrlPath: async () => (calls.push('url'), undefined),
+  })
+  const frames = () => parseStack('Error: x\n    at f (https://a/app.js:1:10)\n    at Array.map (<anonymous>)', 'x')
+  const first = await symbolicator.symbolicate({ projectId: 'p', release: 'r', frames: frames() })
+  t.same(first.map((f) => f.unresolved), ['map_missing', 'no_position'])
+  await symbolicator.symbolicate({ projectId: 'p', release: undefined, frames: frames() })
+  t.same(calls, ['has:p'], 'asked once whether the project has maps, and never for a map')
 })

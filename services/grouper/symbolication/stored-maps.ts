@@ -11,6 +11,7 @@ export function storedMaps(db: Queryable, objects: ObjectStore): MapSource {
     return (await objects.get(rows[0].object_key))?.toString('utf8')
   }
   return {
+    hasMaps: async (projectId) => (await db.query('SELECT 1 FROM projects WHERE id = $1 AND sourcemaps_uploaded_at IS NOT NULL', [projectId])).rowCount === 1,
     byDebugId: (projectId, debugId) => read('SELECT object_key FROM sourcemaps WHERE project_id = $1 AND debug_id = $2', [projectId, debugId.toLowerCase()]),
     byUrlPath: (projectId, release, urlPath) => read('SELECT object_key FROM sourcemaps WHERE project_id = $1 AND release = $2 AND url_path = $3', [projectId, release, urlPath]),
   }

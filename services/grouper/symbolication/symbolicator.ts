@@ -16,6 +16,8 @@ export type SymbolicatedFrame = StackFrame
 
 /** Where uploaded maps are read from (the object store behind the upload endpoint). */
 export interface MapSource {
+  /** False when the project never uploaded a map: then no frame of it needs a lookup. */
+  hasMaps(projectId: string): Promise<boolean>
   /** The map text stamped with debugId, or undefined. */
   byDebugId(projectId: string, debugId: string): Promise<string | undefined>
   /** The map uploaded for the file at urlPath (e.g. /assets/index-4f3a.js) in release, or undefined. */
@@ -49,6 +51,8 @@ export class Symbolicator {
   readonly #cache: MapCache
   /** Keys with no map, until when: an event stream without maps must not query for each event. */
   readonly #missing = new Map<string, number>()
+  /** Projects without any map, until when (same period as #missing). */
+  readonly #mapless = new Map<string, number>()
 
   constructor(source: MapSource, cacheBytes = DEFAULT_CACHE_BYTES) {
     this.#source = source
@@ -65,6 +69,11 @@ export class Symbolicator {
    * each one cost the grouper more garbage collection than the lookups themselves.
    */
   async symbolicate(input: SymbolicateInput): Promise<SymbolicatedFrame[]> {
+    if (await this.#isMapless(input.projectId)) {
+      const reason: UnresolvedReason = input.release || input.debugIds ? 'map_missing' : 'no_debug_id'
+      for (const frame of input.frames) frame.unresolved = hasPosition(frame) ? reason : 'no_position'
+      return input.frames
+    }
     // First the distinct maps the frames need, fetched together; then one synchronous pass.
     const keyOfFile = new Map<string, string>()
     const lookups = new Map<string, Promise<Loaded>>()
@@ -107,6 +116,18 @@ export class Symbolicator {
       if (frame.original && name) frame.original.function = name
     })
     return out
+  }
+
+  async #isMapless(projectId: string): Promise<boolean> {
+    const until = this.#mapless.get(projectId)
+    if (until !== undefined && until > Date.now()) return true
+    if (await this.#source.hasMaps(projectId)) {
+      this.#mapless.delete(projectId)
+      return false
+    }
+    if (this.#mapless.size >= MISSING_MAX) this.#mapless.delete(this.#mapless.keys().next().value!)
+    this.#mapless.set(projectId, Date.now() + MISSING_TTL_MS)
+    return true
   }
 
   async #load(key: string, input: SymbolicateInput, file: string, debugId: string | undefined): Promise<Loaded> {
