@@ -1,6 +1,7 @@
 /** svc worker: run consumer services (SVC_SERVICES, default all) with /health on WORKER_HEALTH_PORT. */
 import { Command } from 'clipanion'
 import { createDb } from '../../shared/db.js'
+import { createObjectStore } from '../../shared/object-store.js'
 import { createRedis, streamKeys } from '../../shared/redis.js'
 import { startWorker } from '../../services/worker/index.js'
 import { loadContext, requireExternal, untilSignal } from '../context.js'
@@ -15,7 +16,7 @@ export class WorkerCommand extends Command {
     const db = createDb(databaseUrl, { applicationName: 'svc-worker' })
     const redis = createRedis(redisUrl)
     try {
-      const worker = await startWorker({ db, redis, keys: streamKeys(config.redisKeyPrefix), log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort })
+      const worker = await startWorker({ db, objects: createObjectStore(config.objectStore), redis, keys: streamKeys(config.redisKeyPrefix), log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort })
       await untilSignal(log)
       await worker.stop()
       return 0
