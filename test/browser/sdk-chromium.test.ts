@@ -123,3 +123,20 @@ t.test('in Chromium, a 429 pauses sending for retry_after and an offline page qu
   const rows = await storedEvents(stack, 2)
   t.equal(rows[1]!.payload.error.message, 'while offline', 'the queued event arrives once back online')
 })
+
+t.test('in Chromium, endpoint /svc sends through the app\'s own origin (a tunnel) and the event arrives', async (t) => {
+  const stack = await startTestStack(t, { worker: true })
+  const origin = await servePages(t, { '/': sdkTestPage({ apiKey: stack.ingestKey, endpoint: '/svc' }) }, { prefix: '/svc', target: stack.baseUrl })
+  const browser = await launchChromium(t)
+  const tab = await browser.newPage()
+  const sentTo: string[] = []
+  tab.on('request', (request) => {
+    if (request.url().includes('/api/v1/events')) sentTo.push(`${request.method()} ${request.url()}`)
+  })
+  await tab.goto(`${origin}/`)
+  await tab.waitForFunction(() => (globalThis as unknown as { svcReady?: boolean }).svcReady === true)
+  await tab.evaluate(() => (globalThis as unknown as { throwNow(m: string): void }).throwNow('through the tunnel'))
+  const [row] = await storedEvents(stack, 1)
+  t.equal(row!.payload.error.message, 'through the tunnel')
+  t.same(sentTo, [`POST ${origin}/svc/api/v1/events`], 'one same-origin request, no preflight, nothing sent to the service directly')
+})

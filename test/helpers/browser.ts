@@ -5,7 +5,7 @@
  */
 import { execFile, execFileSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
+import { createServer, request, type Server } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { chromium, type Browser } from 'playwright-core'
@@ -72,10 +72,24 @@ export function sdkTestPage(config: Record<string, unknown>): string {
 </script></body></html>`
 }
 
-/** Serves pages (path → HTML, or a script for paths ending .js) and the built SDK under /sdk/ on a free loopback port. */
-export async function servePages(t: Teardown, pages: Record<string, string>): Promise<string> {
+/**
+ * Serves pages (path → HTML, or a script for paths ending .js) and the built SDK under /sdk/ on a
+ * free loopback port; with tunnel, also forwards <prefix>/api/v1/* to the service as an app's server would.
+ */
+export async function servePages(t: Teardown, pages: Record<string, string>, tunnel?: { prefix: string; target: string }): Promise<string> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!
+    if (tunnel && path.startsWith(`${tunnel.prefix}/api/v1/`)) {
+      // What an app's server rewrite does: forward the SDK's API paths, body and headers as sent.
+      const { host: _host, cookie: _cookie, authorization: _authorization, ...headers } = req.headers
+      const upstream = request(`${tunnel.target}${req.url!.slice(tunnel.prefix.length)}`, { method: req.method, headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers)
+        answer.pipe(res)
+      })
+      upstream.on('error', () => res.writeHead(502).end())
+      req.pipe(upstream)
+      return
+    }
     if (path.startsWith('/sdk/')) {
       const file = `${SDK_DIST}${path.slice('/sdk/'.length)}`
       if (!file.startsWith(SDK_DIST) || !existsSync(file)) return void res.writeHead(404).end()
