@@ -28,6 +28,18 @@ export const PG = Object.freeze({
   INVALID_CATALOG_NAME: '3D000',
 })
 
+// Socket failures reaching the server, SQLSTATE class 08 (connection exception), and the server
+// shutting down, restarting or full.
+const OUTAGE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH'])
+const OUTAGE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300'])
+
+/** True when an error says PostgreSQL could not be reached or went away, not that a statement failed. */
+export function isDatabaseOutage(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
+  if (typeof code === 'string' && (OUTAGE_SOCKET_CODES.has(code) || OUTAGE_SQLSTATES.has(code) || code.startsWith('08'))) return true
+  return typeof message === 'string' && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message)
+}
+
 /** Opens a pool against url. */
 export function createDb(url: string, options: { max?: number; applicationName?: string } = {}): Db {
   const pool = new pg.Pool({

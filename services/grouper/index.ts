@@ -2,7 +2,7 @@
 import { hostname } from 'node:os'
 import type { Redis } from 'ioredis'
 import type { StreamTiming } from '../../shared/config.js'
-import type { Db } from '../../shared/db.js'
+import { isDatabaseOutage, type Db } from '../../shared/db.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import { envelopeFromFields, type EventEnvelope } from '../../shared/event.js'
 import type { Logger } from '../../shared/log.js'
@@ -52,6 +52,7 @@ export function createGrouper(deps: GrouperDeps): HostedService {
       leaseMs: deps.timing.leaseMs,
       retryBaseMs: deps.timing.retryBaseMs,
       maxAttempts: deps.timing.maxAttempts,
+      isOutage: isDatabaseOutage,
     })
     consumer.on('error', (error: unknown) => log.error('grouper consumer error', { error }))
     return consumer

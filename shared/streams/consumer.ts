@@ -34,6 +34,12 @@ export interface ConsumerOptions {
   retryBaseMs?: number
   retryCapMs?: number
   maxAttempts?: number
+  /**
+   * True for a failure of what the handler depends on (the database down), not of the entries:
+   * the batch is then held and tried again as it is, spending none of its attempts, so an outage
+   * longer than the backoff does not dead-letter everything that arrived during it.
+   */
+  isOutage?: (error: unknown) => boolean
 }
 
 // Moves due entries from the delayed set to the retry stream, atomically, so two consumers
@@ -55,7 +61,10 @@ return #due
 type Reply = Array<[string, Array<[string, string[]]>]> | null
 
 export class StreamConsumer extends EventEmitter {
-  readonly #o: Required<Omit<ConsumerOptions, 'redis'>>
+  readonly #o: Required<Omit<ConsumerOptions, 'redis' | 'isOutage'>>
+  readonly #isOutage: (error: unknown) => boolean
+  /** A batch an outage interrupted, tried again before anything new is read. */
+  #held: StreamEntry[] | undefined
   readonly #redis: Redis
   readonly #keys: GroupKeys
   #reader: Redis | undefined
@@ -80,6 +89,7 @@ export class StreamConsumer extends EventEmitter {
       retryCapMs: options.retryCapMs ?? TIMING.retryCap,
       maxAttempts: options.maxAttempts ?? TIMING.maxAttempts,
     }
+    this.#isOutage = options.isOutage ?? (() => false)
     this.#keys = groupKeys(options.stream, options.group)
     this.#redis.defineCommand('svcMoveDue', { numberOfKeys: 2, lua: MOVE_DUE_LUA })
   }
@@ -124,6 +134,11 @@ export class StreamConsumer extends EventEmitter {
   }
 
   async #turn(): Promise<void> {
+    if (this.#held) {
+      const held = this.#held
+      this.#held = undefined
+      return this.#process(held)
+    }
     const now = Date.now()
     if (now - this.#lastMoveAt >= Math.min(SECOND, this.#o.retryBaseMs / 4)) {
       this.#lastMoveAt = now
@@ -177,14 +192,22 @@ export class StreamConsumer extends EventEmitter {
       await this.#o.handler(entries)
       await this.#ack(entries)
       return
-    } catch {
-      // Fall through: isolate the entries that fail from those that do not.
+    } catch (error) {
+      if (this.#isOutage(error)) {
+        this.#held = entries
+        throw error // the read loop backs off, then this batch is tried again as it is
+      }
+      // Otherwise: isolate the entries that fail from those that do not.
     }
-    for (const entry of entries) {
+    for (const [i, entry] of entries.entries()) {
       try {
         await this.#o.handler([entry])
         await this.#ack([entry])
       } catch (error) {
+        if (this.#isOutage(error)) {
+          this.#held = entries.slice(i)
+          throw error
+        }
         await this.#fail(entry, error as Error)
       }
     }
