@@ -63,9 +63,10 @@ async function runEmbedded(ctx: Context, redisUrl: string, stops: Stop[]): Promi
   const redis = createRedis(redisUrl, { enableAutoPipelining: true })
   stops.push(async () => redis.disconnect())
   const keys = streamKeys(ctx.config.redisKeyPrefix)
-  const worker = await startWorker({ db, objects: createObjectStore(ctx.config.objectStore), redis, keys, log: ctx.log, services: ctx.config.services, timing: ctx.config.stream, healthPort: ctx.config.workerHealthPort })
+  const objects = createObjectStore(ctx.config.objectStore)
+  const worker = await startWorker({ db, objects, redis, keys, log: ctx.log, services: ctx.config.services, timing: ctx.config.stream, healthPort: ctx.config.workerHealthPort })
   stops.push(() => worker.stop())
-  const ingress = await startIngress({ db, objects: createObjectStore(ctx.config.objectStore), redis, keys, log: ctx.log, limits: ctx.config.limits, port: ctx.config.ingestionPort, host: ctx.config.ingestionHost })
+  const ingress = await startIngress({ db, objects, redis, keys, log: ctx.log, limits: ctx.config.limits, port: ctx.config.ingestionPort, host: ctx.config.ingestionHost })
   stops.push(() => ingress.stop())
   return { stopped: new Promise<string>(() => {}) }
 }

@@ -84,7 +84,8 @@ for (const mapPath of scripts) {
   const body = await readFile(mapPath, 'utf8')
   let debugId
   try {
-    debugId = JSON.parse(body).debugId ?? JSON.parse(body).debug_id
+    const map = JSON.parse(body)
+    debugId = map.debugId ?? map.debug_id
   } catch {
     fail(`${relative(dir, mapPath)} is not valid JSON; nothing more was uploaded`)
   }

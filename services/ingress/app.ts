@@ -6,7 +6,7 @@ import uWS from 'uWebSockets.js'
 import type { Db } from '../../shared/db.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import { acceptEvent, requireIngestKey, type IngestDeps } from './accept-event.js'
-import { INGEST_ERRORS, IngestError } from './errors.js'
+import { IngestError, UPLOAD_KEY_MESSAGES } from './errors.js'
 import { uploadSourceMap } from './upload-sourcemap.js'
 import { exchange, PREFLIGHT_HEADERS, readBodyText, send, sendError, type Exchange } from './http.js'
 
@@ -35,17 +35,17 @@ export function createIngressApp(deps: IngressDeps): IngressApp {
   }
 
   app.get('/health', (res) => {
-    const ex = exchange(res, '')
+    const ex = exchange(res)
     send(ex, 200, JSON.stringify({ status: 'ok', service: 'svc-ingress' }))
   })
 
-  app.options('/*', (res, req) => {
-    const ex = exchange(res, req.getHeader('origin'))
+  app.options('/*', (res) => {
+    const ex = exchange(res)
     send(ex, 204, undefined, PREFLIGHT_HEADERS)
   })
 
   app.post('/api/v1/events', (res, req) => {
-    const ex = exchange(res, req.getHeader('origin'))
+    const ex = exchange(res)
     const body = bodyHeaders(req)
     track(handle(ex, deps, async () => {
       checkBodyHeaders(body, deps.maxEventBytes, { mediaType: 'Send the event with Content-Type: application/json.' })
@@ -60,7 +60,7 @@ export function createIngressApp(deps: IngressDeps): IngressApp {
   })
 
   app.post('/api/v1/ingest/ping', (res, req) => {
-    const ex = exchange(res, req.getHeader('origin'))
+    const ex = exchange(res)
     const token = req.getHeader('x-api-key') || undefined
     res.onData(() => {}) // a ping has no body; drain anything sent
     track(handle(ex, deps, async () => {
@@ -70,7 +70,7 @@ export function createIngressApp(deps: IngressDeps): IngressApp {
   })
 
   app.post('/api/v1/sourcemaps', (res, req) => {
-    const ex = exchange(res, req.getHeader('origin'))
+    const ex = exchange(res)
     const body = bodyHeaders(req)
     const query = new URLSearchParams(req.getQuery() ?? '')
     const target = { path: query.get('path') ?? undefined, release: query.get('release') ?? undefined, debugId: req.getHeader('x-svc-debug-id') || undefined }
@@ -82,10 +82,7 @@ export function createIngressApp(deps: IngressDeps): IngressApp {
       const reading = readBodyText(ex, cap, body.gzipped)
       reading.catch(() => {}) // observed below, unless the key fails first
       const auth = await deps.auth.authenticate(body.token, 'sourcemap')
-      if (!auth.ok) {
-        if (auth.code === 'insufficient_scope') throw new IngestError('insufficient_scope', { message: 'This key is real but cannot upload source maps: use the source-map key (svc_sk_…) from SVC_SOURCEMAP_KEY.' })
-        throw new IngestError(auth.code, { message: INGEST_ERRORS[auth.code].message.replace('ingest key (svc_pk_…)', 'source-map key (svc_sk_…)').replace('ingest key', 'source-map key') })
-      }
+      if (!auth.ok) throw new IngestError(auth.code, { message: UPLOAD_KEY_MESSAGES[auth.code] })
       const text = await reading.catch((error: unknown) => {
         throw error instanceof IngestError && error.code === 'payload_too_large' ? new IngestError('payload_too_large', { message: tooLarge }) : error
       })
@@ -95,7 +92,7 @@ export function createIngressApp(deps: IngressDeps): IngressApp {
   })
 
   app.any('/*', (res) => {
-    const ex = exchange(res, '')
+    const ex = exchange(res)
     sendError(ex, new IngestError('not_found'))
   })
 

@@ -30,6 +30,14 @@ export const INGEST_ERRORS = {
 
 export type IngestErrorCode = keyof typeof INGEST_ERRORS
 
+/** The key answers of the source-map upload, which speak of its key, not the ingest key. */
+export const UPLOAD_KEY_MESSAGES: Readonly<Record<'key_missing' | 'key_malformed' | 'key_unknown' | 'insufficient_scope', string>> = {
+  key_missing: "No X-API-Key header. Send the project's source-map key (svc_sk_…) in X-API-Key.",
+  key_malformed: 'The X-API-Key value is not a whole key: it may be truncated or edited. Copy the full source-map key again.',
+  key_unknown: 'The X-API-Key value matches no stored key (or it was revoked). Use a current source-map key from the project settings.',
+  insufficient_scope: 'This key is real but cannot upload source maps: use the source-map key (svc_sk_…) from SVC_SOURCEMAP_KEY.',
+}
+
 /** A failed ingestion request: the code, plus the field at fault or a retry delay where they apply. */
 export class IngestError extends Error {
   constructor(

@@ -13,13 +13,11 @@ const gunzipAsync = promisify(gunzip)
 export interface Exchange {
   res: HttpResponse
   aborted: boolean
-  /** Origin header of the request, for CORS answers. */
-  origin: string
 }
 
 /** Wraps a response and registers the abort handler uWS requires before any async step. */
-export function exchange(res: HttpResponse, origin: string): Exchange {
-  const ex: Exchange = { res, aborted: false, origin }
+export function exchange(res: HttpResponse): Exchange {
+  const ex: Exchange = { res, aborted: false }
   res.onAborted(() => {
     ex.aborted = true
   })

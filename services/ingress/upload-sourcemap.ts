@@ -45,14 +45,16 @@ export async function uploadSourceMap(deps: { db: Db; objects: ObjectStore }, pr
     throw error
   }
   const bytes = Buffer.byteLength(body)
+  // A map known only by its debug id still needs a row key unique within the release.
+  const urlPath = path ?? `debug-id:${debugId}`
   return deps.db.withTransaction(async (client) => {
     // One map per debug id: a re-upload under another path or release takes it over.
-    if (debugId) await client.query('DELETE FROM sourcemaps WHERE project_id = $1 AND debug_id = $2 AND NOT (release = $3 AND url_path = $4)', [projectId, debugId, release, path ?? `debug-id:${debugId}`])
+    if (debugId) await client.query('DELETE FROM sourcemaps WHERE project_id = $1 AND debug_id = $2 AND NOT (release = $3 AND url_path = $4)', [projectId, debugId, release, urlPath])
     const { rows } = await client.query<{ id: string }>(
       `INSERT INTO sourcemaps (project_id, release, url_path, debug_id, object_key, bytes) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (project_id, release, url_path) DO UPDATE SET debug_id = EXCLUDED.debug_id, object_key = EXCLUDED.object_key, bytes = EXCLUDED.bytes, uploaded_at = now()
        RETURNING id`,
-      [projectId, release, path ?? `debug-id:${debugId}`, debugId ?? null, objectKey, bytes],
+      [projectId, release, urlPath, debugId ?? null, objectKey, bytes],
     )
     await client.query('UPDATE projects SET sourcemaps_uploaded_at = COALESCE(sourcemaps_uploaded_at, now()) WHERE id = $1', [projectId])
     return { id: rows[0]!.id, path: path ?? null, release, debug_id: debugId ?? null, bytes }

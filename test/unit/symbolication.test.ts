@@ -110,3 +110,20 @@ t.test('a project that never uploaded a map gets its reasons without a single ma
   await symbolicator.symbolicate({ projectId: 'p', release: undefined, frames: frames() })
   t.same(calls, ['has:p'], 'asked once whether the project has maps, and never for a map')
 })
+
+t.test('parsing a key again replaces it without counting its bytes twice', async (t) => {
+  const { map } = minifiedCrash()
+  const cache = new MapCache(map.length * 10)
+  cache.parse('a', map)
+  cache.parse('a', map)
+  t.equal(cache.bytes, map.length)
+  t.equal(cache.size, 1)
+})
+
+t.test('concurrent stacks that need one map fetch and parse it once', async (t) => {
+  const { map, stack } = minifiedCrash()
+  const maps = source({ byUrl: { 'r:/assets/app-4f3a9c2b.js': map } })
+  const symbolicator = new Symbolicator(maps)
+  await Promise.all([1, 2, 3].map(() => symbolicator.symbolicate({ projectId: 'p', release: 'r', frames: parseStack(stack, '') })))
+  t.equal(maps.calls.filter((c) => c.endsWith('/assets/app-4f3a9c2b.js')).length, 1)
+})

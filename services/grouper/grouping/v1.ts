@@ -24,14 +24,13 @@ export function groupV1(input: GroupingInput): GroupingResult {
 }
 
 /**
- * The version 1 rules over given frames: keyed is what the fingerprint and culprit read, shown is
- * what the result carries for display. Version 2 passes symbolicated frames as keyed.
+ * The version 1 rules over given frames: frames are what the fingerprint and culprit read, shown
+ * is what the result carries for display. Version 2 passes symbolicated frames as frames.
  */
-export function groupFrames<V extends GroupingVersion>(version: V, input: GroupingInput, keyed: StackFrame[], shown: StackFrame[]): GroupingResult & { version: V } {
+export function groupFrames<V extends GroupingVersion>(version: V, input: GroupingInput, frames: StackFrame[], shown: StackFrame[]): GroupingResult & { version: V } {
   const rawType = text(input?.type).trim()
   const message = text(input?.message)
   const type = normalizeType(rawType)
-  const frames = keyed
   const inApp = framesBeforeScheduler(frames).filter((frame) => frame.inApp)
   const base = { version, title: titleOf(rawType, message.trim()), culprit: inApp[0] ? culpritOf(inApp[0]) : '', frames: shown }
   const verdict = classifyNoise(rawType, message, frames)

@@ -45,7 +45,11 @@ export class MapCache {
     // A failure costs little to keep; a map bigger than the whole cache is used once and dropped.
     const bytes = value.ok ? json.length : 64
     if (bytes <= this.#maxBytes) {
-      this.#entries.delete(key)
+      const replaced = this.#entries.get(key)
+      if (replaced) {
+        this.#entries.delete(key)
+        this.#bytes -= replaced.bytes
+      }
       this.#entries.set(key, { value, bytes })
       this.#bytes += bytes
       for (const [oldest, entry] of this.#entries) {

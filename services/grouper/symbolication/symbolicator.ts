@@ -12,8 +12,6 @@ import { MapCache, type CachedMap } from './map-cache.js'
 /** Why a frame kept its minified position. */
 export type UnresolvedReason = NonNullable<StackFrame['unresolved']>
 
-export type SymbolicatedFrame = StackFrame
-
 /** Where uploaded maps are read from (the object store behind the upload endpoint). */
 export interface MapSource {
   /** False when the project never uploaded a map: then no frame of it needs a lookup. */
@@ -49,10 +47,11 @@ const DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
 export class Symbolicator {
   readonly #source: MapSource
   readonly #cache: MapCache
-  /** Keys with no map, until when: an event stream without maps must not query for each event. */
-  readonly #missing = new Map<string, number>()
-  /** Projects without any map, until when (same period as #missing). */
-  readonly #mapless = new Map<string, number>()
+  /** Keys with no map: an event stream without maps must not query for each event. */
+  readonly #missing = new ExpiringKeys(MISSING_TTL_MS, MISSING_MAX)
+  /** Projects without any map, for the same period. */
+  readonly #mapless = new ExpiringKeys(MISSING_TTL_MS, MISSING_MAX)
+  readonly #loading = new Map<string, Promise<Loaded>>()
 
   constructor(source: MapSource, cacheBytes = DEFAULT_CACHE_BYTES) {
     this.#source = source
@@ -68,9 +67,9 @@ export class Symbolicator {
    * looks each distinct map up once per call. Frames are the caller's, freshly parsed: copying
    * each one cost the grouper more garbage collection than the lookups themselves.
    */
-  async symbolicate(input: SymbolicateInput): Promise<SymbolicatedFrame[]> {
+  async symbolicate(input: SymbolicateInput): Promise<StackFrame[]> {
     if (await this.#isMapless(input.projectId)) {
-      const reason: UnresolvedReason = input.release || input.debugIds ? 'map_missing' : 'no_debug_id'
+      const reason = missingReason(input.release || input.debugIds)
       for (const frame of input.frames) frame.unresolved = hasPosition(frame) ? reason : 'no_position'
       return input.frames
     }
@@ -87,7 +86,7 @@ export class Symbolicator {
     const loaded = new Map<string, Loaded>()
     for (const [key, lookup] of lookups) loaded.set(key, await lookup)
 
-    const out = input.frames as SymbolicatedFrame[]
+    const out = input.frames
     const tokens: Array<string | undefined> = []
     for (const frame of out) {
       tokens.push(undefined)
@@ -119,29 +118,61 @@ export class Symbolicator {
   }
 
   async #isMapless(projectId: string): Promise<boolean> {
-    const until = this.#mapless.get(projectId)
-    if (until !== undefined && until > Date.now()) return true
-    if (await this.#source.hasMaps(projectId)) {
-      this.#mapless.delete(projectId)
-      return false
-    }
-    if (this.#mapless.size >= MISSING_MAX) this.#mapless.delete(this.#mapless.keys().next().value!)
-    this.#mapless.set(projectId, Date.now() + MISSING_TTL_MS)
+    if (this.#mapless.has(projectId)) return true
+    if (await this.#source.hasMaps(projectId)) return false
+    this.#mapless.add(projectId)
     return true
   }
 
-  async #load(key: string, input: SymbolicateInput, file: string, debugId: string | undefined): Promise<Loaded> {
+  /** One load per key at a time: concurrent consumers asking for one map share its fetch and parse. */
+  #load(key: string, input: SymbolicateInput, file: string, debugId: string | undefined): Promise<Loaded> {
+    let pending = this.#loading.get(key)
+    if (!pending) {
+      pending = this.#fetch(key, input, file, debugId).finally(() => this.#loading.delete(key))
+      this.#loading.set(key, pending)
+    }
+    return pending
+  }
+
+  async #fetch(key: string, input: SymbolicateInput, file: string, debugId: string | undefined): Promise<Loaded> {
     const cached = this.#cache.get(key)
     if (cached) return { map: cached }
-    const missingUntil = this.#missing.get(key)
-    if (missingUntil !== undefined && missingUntil > Date.now()) return { reason: debugId || input.release ? 'map_missing' : 'no_debug_id' }
+    const reason = missingReason(debugId || input.release)
+    if (this.#missing.has(key)) return { reason }
     const json = debugId ? await this.#source.byDebugId(input.projectId, debugId) : input.release ? await this.#source.byUrlPath(input.projectId, input.release, urlPath(file)) : undefined
     if (json === undefined) {
-      if (this.#missing.size >= MISSING_MAX) this.#missing.delete(this.#missing.keys().next().value!)
-      this.#missing.set(key, Date.now() + MISSING_TTL_MS)
-      return { reason: debugId || input.release ? 'map_missing' : 'no_debug_id' }
+      this.#missing.add(key)
+      return { reason }
     }
     return { map: this.#cache.parse(key, json) }
+  }
+}
+
+/** Without anything to look a map up by, there is no debug id; with something, the map is missing. */
+function missingReason(lookedUp: unknown): UnresolvedReason {
+  return lookedUp ? 'map_missing' : 'no_debug_id'
+}
+
+/** Keys remembered for a while, the oldest dropped past a count. */
+class ExpiringKeys {
+  readonly #until = new Map<string, number>()
+
+  constructor(
+    readonly ttlMs: number,
+    readonly max: number,
+  ) {}
+
+  has(key: string): boolean {
+    const until = this.#until.get(key)
+    if (until === undefined) return false
+    if (until > Date.now()) return true
+    this.#until.delete(key)
+    return false
+  }
+
+  add(key: string): void {
+    if (this.#until.size >= this.max) this.#until.delete(this.#until.keys().next().value!)
+    this.#until.set(key, Date.now() + this.ttlMs)
   }
 }
 
