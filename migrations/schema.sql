@@ -63,7 +63,42 @@ CREATE TABLE public.projects (
     timezone text DEFAULT 'UTC'::text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     sourcemaps_uploaded_at timestamp with time zone,
+    owner_id uuid,
+    codehost_installation_id text DEFAULT ''::text NOT NULL,
+    codehost_connected_at timestamp with time zone,
+    codehost_repo_access text DEFAULT ''::text NOT NULL,
+    chat_webhook_url text DEFAULT ''::text NOT NULL,
+    chat_connected_at timestamp with time zone,
+    sdk_seen_at timestamp with time zone,
     CONSTRAINT projects_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
+);
+CREATE TABLE public.setup_sessions (
+    id text NOT NULL,
+    token_hash bytea NOT NULL,
+    seal_public_key bytea NOT NULL,
+    project_name text NOT NULL,
+    agent_name text NOT NULL,
+    git_remote text DEFAULT ''::text NOT NULL,
+    status text DEFAULT 'pending'::text NOT NULL,
+    message text DEFAULT ''::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    approved_at timestamp with time zone,
+    approved_by uuid,
+    project_id uuid,
+    sealed_keys bytea,
+    keys_delivered_at timestamp with time zone,
+    completed_at timestamp with time zone,
+    CONSTRAINT setup_sessions_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'provisioned'::text, 'key_ok'::text, 'app_reporting'::text, 'failed'::text, 'expired'::text])))
+);
+CREATE TABLE public.setup_steps (
+    session_id text NOT NULL,
+    step text NOT NULL,
+    status text NOT NULL,
+    note text DEFAULT ''::text NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT setup_steps_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'running'::text, 'done'::text, 'failed'::text, 'skipped'::text]))),
+    CONSTRAINT setup_steps_step_check CHECK ((step = ANY (ARRAY['install_sdk'::text, 'first_event'::text, 'codehost'::text, 'chat'::text, 'sourcemaps'::text, 'mcp'::text, 'pull_request'::text])))
 );
 CREATE TABLE public.sourcemaps (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
@@ -74,6 +109,23 @@ CREATE TABLE public.sourcemaps (
     object_key text NOT NULL,
     bytes integer NOT NULL,
     uploaded_at timestamp with time zone DEFAULT now() NOT NULL
+);
+CREATE TABLE public.users (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    email text,
+    password_hash text,
+    codehost_id text,
+    codehost_login text,
+    display_name text DEFAULT ''::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT users_check CHECK (((email IS NOT NULL) OR (codehost_id IS NOT NULL)))
+);
+CREATE TABLE public.web_sessions (
+    token_hash bytea NOT NULL,
+    user_id uuid NOT NULL,
+    csrf_token text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL
 );
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_pkey PRIMARY KEY (id);
@@ -91,16 +143,30 @@ ALTER TABLE ONLY public.issues
     ADD CONSTRAINT issues_project_id_kind_fingerprint_key UNIQUE (project_id, kind, fingerprint);
 ALTER TABLE ONLY public.projects
     ADD CONSTRAINT projects_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.setup_sessions
+    ADD CONSTRAINT setup_sessions_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.setup_steps
+    ADD CONSTRAINT setup_steps_pkey PRIMARY KEY (session_id, step);
 ALTER TABLE ONLY public.sourcemaps
     ADD CONSTRAINT sourcemaps_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.sourcemaps
     ADD CONSTRAINT sourcemaps_project_id_release_url_path_key UNIQUE (project_id, release, url_path);
+ALTER TABLE ONLY public.users
+    ADD CONSTRAINT users_codehost_id_key UNIQUE (codehost_id);
+ALTER TABLE ONLY public.users
+    ADD CONSTRAINT users_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.web_sessions
+    ADD CONSTRAINT web_sessions_pkey PRIMARY KEY (token_hash);
 CREATE INDEX api_keys_project ON public.api_keys USING btree (project_id);
 CREATE INDEX events_issue_received ON public.events USING btree (issue_id, received_at DESC);
 CREATE INDEX events_project_received ON public.events USING btree (project_id, received_at DESC);
 CREATE INDEX issue_actors_recent ON public.issue_actors USING btree (issue_id, actor_kind, last_seen);
 CREATE INDEX issues_project_last_seen ON public.issues USING btree (project_id, last_seen DESC);
+CREATE INDEX projects_owner ON public.projects USING btree (owner_id);
+CREATE INDEX setup_sessions_project ON public.setup_sessions USING btree (project_id) WHERE (project_id IS NOT NULL);
 CREATE UNIQUE INDEX sourcemaps_debug_id ON public.sourcemaps USING btree (project_id, debug_id) WHERE (debug_id IS NOT NULL);
+CREATE UNIQUE INDEX users_email ON public.users USING btree (lower(email)) WHERE (email IS NOT NULL);
+CREATE INDEX web_sessions_user ON public.web_sessions USING btree (user_id);
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.environments
@@ -115,5 +181,15 @@ ALTER TABLE ONLY public.issue_actors
     ADD CONSTRAINT issue_actors_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.issues
     ADD CONSTRAINT issues_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.projects
+    ADD CONSTRAINT projects_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES public.users(id) ON DELETE SET NULL;
+ALTER TABLE ONLY public.setup_sessions
+    ADD CONSTRAINT setup_sessions_approved_by_fkey FOREIGN KEY (approved_by) REFERENCES public.users(id) ON DELETE SET NULL;
+ALTER TABLE ONLY public.setup_sessions
+    ADD CONSTRAINT setup_sessions_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE SET NULL;
+ALTER TABLE ONLY public.setup_steps
+    ADD CONSTRAINT setup_steps_session_id_fkey FOREIGN KEY (session_id) REFERENCES public.setup_sessions(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.sourcemaps
     ADD CONSTRAINT sourcemaps_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.web_sessions
+    ADD CONSTRAINT web_sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;

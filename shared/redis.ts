@@ -14,6 +14,18 @@ export function streamKeys(prefix: string) {
   return Object.freeze({
     events: `${prefix}stream:events`,
     rateLimit: (keyId: string, window: number) => `${prefix}rl:ev:${keyId}:${window}`,
+    /** Fixed-window counters of the setup-session API (scope: reg by address, call by session). */
+    agentRateLimit: (scope: 'reg' | 'call', subject: string, window: number) => `${prefix}rl:agent:${scope}:${subject}:${window}`,
+    /** Long polls a setup session holds now. */
+    agentWaiters: (pollId: string) => `${prefix}agent:waiters:${pollId}`,
+    /** Pub/sub channels that wake long polls: a session changed; a project's facts changed. */
+    wakeSession: (pollId: string) => `${prefix}wake:session:${pollId}`,
+    wakeProject: (projectId: string) => `${prefix}wake:project:${projectId}`,
   })
 }
 export type StreamKeys = ReturnType<typeof streamKeys>
+
+/** Publishes a wake-up for held long polls; a failure only delays them until their deadline, so it is swallowed. */
+export async function publishWake(redis: Redis, channel: string): Promise<void> {
+  await redis.publish(channel, '1').catch(() => 0)
+}

@@ -1,0 +1,86 @@
+/**
+ * What a plugin is and what each kind of plugin offers the core. A plugin is a module whose
+ * default export is a PluginModule: a manifest (name, kind, version, a JSON schema of its
+ * settings) and a factory. The core never imports a plugin by path; the loader imports the ones
+ * configured and checks manifest and settings first.
+ */
+import type { Logger } from '../log.js'
+
+export type PluginKind = 'codehost' | 'chat' | 'model' | 'embeddings' | 'sandbox' | 'objectstore'
+
+export interface PluginManifest {
+  /** e.g. codehost-github */
+  readonly name: string
+  readonly kind: PluginKind
+  readonly version: string
+  /** JSON schema (draft 2020-12 subset ajv understands) of the settings object the factory takes. */
+  readonly configSchema: Readonly<Record<string, unknown>>
+}
+
+export interface PluginContext {
+  readonly log: Logger
+}
+
+export interface PluginModule<K extends PluginKind = PluginKind> {
+  readonly manifest: PluginManifest & { readonly kind: K }
+  create(settings: Readonly<Record<string, unknown>>, context: PluginContext): PluginInstance<K> | Promise<PluginInstance<K>>
+}
+
+export type PluginInstance<K extends PluginKind> = K extends 'codehost' ? CodehostPlugin : K extends 'chat' ? ChatPlugin : object
+
+/** Thrown by a codehost plugin when the code host cannot be reached or answers 5xx: callers answer 503. */
+export class CodehostUnreachable extends Error {
+  override name = 'CodehostUnreachable'
+}
+
+/** What the code host says about one repository, as seen by the installed app. */
+export type RepoAccess =
+  /** The app can see it: attaching needs no human action. */
+  | { readonly status: 'visible'; readonly installationId: string; readonly private: boolean }
+  /** The app is not installed on the repository's owner. */
+  | { readonly status: 'not_installed'; readonly installUrl: string }
+  /** Installed on the owner, but the installation does not include this repository. */
+  | { readonly status: 'not_in_installation'; readonly installationId: string; readonly addRepoUrl: string }
+  /** The installation the project used was removed on the code host. */
+  | { readonly status: 'installation_gone'; readonly installationId: string }
+  | { readonly status: 'suspended'; readonly installationId: string }
+  /** Anything else a person must fix (e.g. malformed owner/repo); message says what. */
+  | { readonly status: 'invalid'; readonly message: string }
+
+export interface CodehostIdentity {
+  /** Stable numeric or opaque id on the code host. */
+  readonly id: string
+  readonly login: string
+  readonly email: string | undefined
+  readonly name: string | undefined
+}
+
+export interface CodehostPlugin {
+  /** Where a person installs the app; empty when no app is configured. */
+  installUrl(): string
+  /**
+   * Whether the app can see owner/repo. knownInstallationId is the installation the project used
+   * before (empty when none): if the code host no longer has it, the answer is installation_gone.
+   * Throws CodehostUnreachable when the code host cannot be reached.
+   */
+  checkRepository(repo: string, knownInstallationId: string): Promise<RepoAccess>
+  /** OAuth sign-in; undefined when client id and secret are not configured. */
+  readonly oauth:
+    | {
+        authorizeUrl(state: string, redirectUri: string): string
+        /** Exchanges the callback's code for the signed-in person; throws on a bad code. */
+        exchange(code: string, redirectUri: string): Promise<CodehostIdentity>
+      }
+    | undefined
+}
+
+/** The result of a chat delivery. error is safe to show and log: it never contains the webhook URL. */
+export type ChatResult = { readonly ok: true } | { readonly ok: false; readonly error: string }
+
+export interface ChatPlugin {
+  /**
+   * Posts text to an incoming webhook. Never throws for a refused, unreachable or private
+   * address: it answers ok false with a redacted error.
+   */
+  send(webhookUrl: string, message: { readonly text: string }): Promise<ChatResult>
+}
