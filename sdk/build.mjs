@@ -1,11 +1,13 @@
-// Builds dist/: one ES module for bundlers (unminified: the app's bundler minifies) and its types.
+// Builds dist/: the browser entries as one ES module each for bundlers (unminified: the app's
+// bundler minifies), the Node side (the Vite plugin and the map upload the svc-sourcemaps command
+// shares with it), and the types of both.
 import { execFileSync } from 'node:child_process'
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 
 const root = fileURLToPath(new URL('.', import.meta.url))
-const { version } = JSON.parse(await import('node:fs').then((fs) => fs.readFileSync(new URL('./package.json', import.meta.url), 'utf8')))
+const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'))
 rmSync(new URL('./dist', import.meta.url), { recursive: true, force: true })
 await build({
   absWorkingDir: root,
@@ -21,4 +23,21 @@ await build({
   define: { __SDK_VERSION__: JSON.stringify(version) },
   logLevel: 'warning',
 })
-execFileSync(process.execPath, [fileURLToPath(import.meta.resolve('typescript/bin/tsc')), '-p', `${root}tsconfig.json`], { stdio: 'inherit' })
+await build({
+  absWorkingDir: root,
+  // Shared chunk: the plugin and bin/svc-sourcemaps.mjs run one copy of the upload code.
+  entryPoints: ['node/vite-plugin.ts', 'node/upload-maps.ts'],
+  outdir: 'dist',
+  entryNames: '[name]',
+  chunkNames: 'node-[name]-[hash]',
+  splitting: true,
+  external: ['vite'],
+  bundle: true,
+  format: 'esm',
+  target: 'node18',
+  platform: 'node',
+  logLevel: 'warning',
+})
+const tsc = fileURLToPath(import.meta.resolve('typescript/bin/tsc'))
+execFileSync(process.execPath, [tsc, '-p', `${root}tsconfig.json`], { stdio: 'inherit' })
+execFileSync(process.execPath, [tsc, '-p', `${root}node/tsconfig.json`], { stdio: 'inherit' })

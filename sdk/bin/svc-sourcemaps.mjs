@@ -8,10 +8,11 @@
 //      --keep-maps (not for deployment).
 //   3. any failed upload exits non-zero, so the build stops.
 //   4. --format es is given for ESM output (accepted for every format; maps upload the same way).
-// The key is read from the environment only and never printed.
-import { readdir, readFile, rm, stat } from 'node:fs/promises'
-import { join, relative, sep } from 'node:path'
+// The key is read from the environment only and never printed. The upload itself lives in
+// dist/upload-maps.js, shared with the Vite plugin, so both tools behave the same.
+import { stat } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
+import { SKIP_LINE, UploadFailed, uploadBuildMaps, uploadSettings } from '../dist/upload-maps.js'
 
 const USAGE = 'usage: svc-sourcemaps <build-dir> [--format es] [--keep-maps] [--release R] [--endpoint URL] [--url-prefix /]'
 
@@ -47,26 +48,10 @@ if (values.format !== undefined && !['es', 'esm', 'cjs', 'iife', 'umd', 'system'
 }
 
 const dir = positionals[0]
-const key = process.env.SVC_SOURCEMAP_KEY?.trim()
-if (!key) {
-  console.log('svc-sourcemaps: SVC_SOURCEMAP_KEY is not set; skipping the source-map upload')
+const settings = uploadSettings({ endpoint: values.endpoint, release: values.release })
+if (!settings.key) {
+  console.log(`svc-sourcemaps: ${SKIP_LINE}`)
   process.exit(0)
-}
-const endpoint = (values.endpoint ?? process.env.SVC_ENDPOINT ?? 'http://localhost:8082').replace(/\/+$/, '')
-const release = values.release ?? process.env.SVC_RELEASE ?? ''
-const prefix = `/${values['url-prefix'].replace(/^\/+|\/+$/g, '')}/`.replace(/^\/\/$/, '/')
-
-async function mapsUnder(root) {
-  const found = []
-  const walk = async (folder) => {
-    for (const entry of await readdir(folder, { withFileTypes: true })) {
-      const path = join(folder, entry.name)
-      if (entry.isDirectory()) await walk(path)
-      else if (entry.name.endsWith('.js.map') || entry.name.endsWith('.mjs.map') || entry.name.endsWith('.cjs.map') || entry.name.endsWith('.css.map')) found.push(path)
-    }
-  }
-  await walk(root)
-  return found.sort()
 }
 
 try {
@@ -75,40 +60,9 @@ try {
   fail(`${dir} does not exist: pass the build output folder (e.g. dist)`)
 }
 
-const maps = await mapsUnder(dir)
-const scripts = maps.filter((path) => !path.endsWith('.css.map'))
-let uploaded = 0
-for (const mapPath of scripts) {
-  const file = mapPath.slice(0, -'.map'.length)
-  const urlPath = prefix + relative(dir, file).split(sep).join('/')
-  const body = await readFile(mapPath, 'utf8')
-  let debugId
-  try {
-    const map = JSON.parse(body)
-    debugId = map.debugId ?? map.debug_id
-  } catch {
-    fail(`${relative(dir, mapPath)} is not valid JSON; nothing more was uploaded`)
-  }
-  const query = new URLSearchParams({ path: urlPath, release })
-  const headers = { 'Content-Type': 'application/json', 'X-API-Key': key }
-  if (typeof debugId === 'string') headers['X-Svc-Debug-Id'] = debugId
-  let response
-  try {
-    response = await fetch(`${endpoint}/api/v1/sourcemaps?${query}`, { method: 'POST', headers, body })
-  } catch (error) {
-    fail(`could not reach ${endpoint} (${error.cause?.code ?? error.message}) uploading ${urlPath}; set SVC_ENDPOINT or --endpoint to your svc service`)
-  }
-  if (response.status !== 201) {
-    const answer = await response.json().catch(() => ({}))
-    fail(`upload of ${urlPath} failed with ${response.status}${answer.code ? ` ${answer.code}: ${answer.message}` : ''}`)
-  }
-  uploaded++
-  console.log(`svc-sourcemaps: uploaded ${urlPath}${release ? ` (release ${release})` : ''}${typeof debugId === 'string' ? ` (debug id ${debugId})` : ''}`)
-}
-
-if (values['keep-maps']) {
-  console.log(`svc-sourcemaps: ${uploaded} map(s) uploaded; --keep-maps given, so the maps stay in ${dir} (do not deploy them)`)
-} else {
-  for (const path of maps) await rm(path)
-  console.log(`svc-sourcemaps: ${uploaded} map(s) uploaded; ${maps.length} map file(s) removed from ${dir}`)
+try {
+  await uploadBuildMaps({ ...settings, dir, urlPrefix: values['url-prefix'], keepMaps: values['keep-maps'], log: (line) => console.log(`svc-sourcemaps: ${line}`) })
+} catch (error) {
+  if (error instanceof UploadFailed) fail(error.message)
+  throw error
 }

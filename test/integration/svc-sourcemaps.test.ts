@@ -6,8 +6,12 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildSync } from 'esbuild'
 import t from 'tap'
+import { ensureSdkBuilt } from '../helpers/browser.js'
 import { childEnv } from '../helpers/env.js'
 import { startTestStack } from '../helpers/stack.js'
+
+// The command runs the upload code the package ships in dist/, shared with the Vite plugin.
+ensureSdkBuilt()
 
 const CLI = fileURLToPath(new URL('../../sdk/bin/svc-sourcemaps.mjs', import.meta.url))
 
