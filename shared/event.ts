@@ -11,6 +11,8 @@ export interface ErrorEvent {
   release?: string
   session_id?: string
   user?: { id?: string; email?: string; username?: string }
+  /** File URL → debug id of the stamped files in the stack: their maps are found by id. */
+  debug_ids?: Record<string, string>
   [extra: string]: unknown
 }
 

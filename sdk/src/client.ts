@@ -3,6 +3,7 @@
  * throttling, and hands the survivors to the transport.
  */
 import type { BreadcrumbTrail } from './breadcrumbs.js'
+import { debugIdsFor } from './debug-ids.js'
 import type { Transport } from './transport.js'
 import type { Options, SvcEvent, User } from './types.js'
 import { stripUrl } from './url.js'
@@ -86,6 +87,9 @@ export class Client {
     if (this.#settings.environment) event.environment = this.#settings.environment
     if (this.#settings.release) event.release = this.#settings.release
     if (this.#user) event.user = this.#user
+    // Lets the service find each file's uploaded map by the id stamped into it, not by URL and release.
+    const debugIds = debugIdsFor(stack)
+    if (debugIds) event.debug_ids = debugIds
     return event
   }
 }

@@ -5,7 +5,7 @@
  */
 import { BreadcrumbTrail, instrument } from './breadcrumbs.js'
 import { Client } from './client.js'
-import { Transport } from './transport.js'
+import { pingOnce, Transport } from './transport.js'
 import type { Options, User } from './types.js'
 
 export type { Breadcrumb, Options, SvcEvent, User } from './types.js'
@@ -51,6 +51,7 @@ export function init(options: Options): void {
     )
     addEventListener('error', (event) => report(event.error ?? event.message, log))
     addEventListener('unhandledrejection', (event) => report(event.reason, log))
+    pingOnce(endpoint, options.apiKey, originalFetch)
   } catch (error) {
     client = undefined
     log(`init failed: ${String(error)}`)

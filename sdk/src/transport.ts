@@ -10,6 +10,27 @@ const FIRST_RETRY_MS = 1000
 const MAX_RETRY_MS = 60_000
 /** Browsers refuse keepalive bodies past 64 KB in total. */
 const KEEPALIVE_MAX_BYTES = 60_000
+const PINGED_KEY = 'svc.pinged'
+
+/**
+ * Tells the service the SDK runs in a browser (POST /api/v1/ingest/ping), once per tab session:
+ * the flag is set only after the service answered, so a ping lost to an outage is sent on a later load.
+ */
+export function pingOnce(endpoint: string, apiKey: string, fetchImpl: typeof fetch): void {
+  try {
+    if (sessionStorage.getItem(PINGED_KEY)) return
+  } catch {
+    // storage blocked: every page load pings then, which is harmless (a ping changes nothing twice)
+  }
+  fetchImpl
+    .call(window, `${endpoint}/api/v1/ingest/ping`, { method: 'POST', headers: { 'X-API-Key': apiKey }, credentials: 'omit', mode: 'cors', keepalive: true })
+    .then((response) => {
+      if (response.ok) sessionStorage.setItem(PINGED_KEY, '1')
+    })
+    .catch(() => {
+      // a signal, not data: nothing to retry
+    })
+}
 
 export class Transport {
   readonly #url: string

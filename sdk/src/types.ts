@@ -25,6 +25,8 @@ export interface SvcEvent {
   release?: string
   session_id: string
   user?: User
+  /** File URL → debug id of the stamped chunks in the stack (the Vite plugin stamps them). */
+  debug_ids?: Record<string, string>
 }
 
 export interface Options {

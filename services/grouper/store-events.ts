@@ -42,7 +42,7 @@ export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[
     const input = { type: event.error.type, message: event.error.message, stack: event.error.stack, url: event.context.url }
     // Symbolicated frames, when the project uploaded maps: grouping then keys on the original code.
     const frames = symbolicator
-      ? await symbolicator.symbolicate({ projectId: envelope.projectId, release: event.release, frames: parseFrames(input) })
+      ? await symbolicator.symbolicate({ projectId: envelope.projectId, release: event.release, frames: parseFrames(input), debugIds: event.debug_ids })
       : undefined
     const grouping = groupEvent({ ...input, frames })
     if (grouping.drop) {
