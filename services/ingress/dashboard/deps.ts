@@ -1,0 +1,19 @@
+/** What the dashboard routes need from the composition root. */
+import type { Logger } from '../../../shared/log.js'
+import type { CodehostPlugin } from '../../../shared/plugins/types.js'
+import type { SetupDeps } from '../setup/sessions.js'
+
+export interface DashboardDeps {
+  /** Database, Redis and the setup-session functions the approval page calls. */
+  setup: SetupDeps
+  log: Logger
+  /** Public address of the service (config.baseUrl); approval links start with it. */
+  baseUrl: string
+  /** Where people open the dashboard (DASHBOARD_ORIGIN); the OAuth callback lives there. */
+  dashboardOrigin: string | undefined
+  codehost: CodehostPlugin | undefined
+  /** True when the dashboard is served over https: cookies get Secure and the __Host- prefix. */
+  secureCookies: boolean
+  /** config.redisKeyPrefix: the sign-in throttle keeps its counters under it. */
+  redisKeyPrefix: string
+}

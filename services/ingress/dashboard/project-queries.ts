@@ -1,0 +1,123 @@
+/**
+ * What the project pages read. Every query takes the signed-in user and answers nothing for a
+ * project they do not own, so a page cannot show another person's project by mistake.
+ */
+import type { Queryable } from '../../../shared/db.js'
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** True when text can be a row id (anything else would make PostgreSQL refuse the query). */
+export function isUuid(text: string): boolean {
+  return UUID.test(text)
+}
+
+export interface ProjectSummary {
+  id: string
+  name: string
+  created_at: Date
+  issue_count: number
+}
+
+export interface ProjectFacts {
+  id: string
+  name: string
+  created_at: Date
+  codehost_repo: string
+  codehost_installation_id: string
+  codehost_connected_at: Date | null
+  codehost_repo_access: string
+  chat_connected_at: Date | null
+  sourcemaps_uploaded_at: Date | null
+  sdk_seen_at: Date | null
+}
+
+export interface KeySummary {
+  id: string
+  kind: string
+  label: string
+  created_at: Date
+  revoked_at: Date | null
+}
+
+export interface IssueRow {
+  id: string
+  title: string
+  culprit: string
+  status: string
+  kind: string
+  event_count: string
+  user_count: number
+  session_count: number
+  first_seen: Date
+  last_seen: Date
+}
+
+export interface LatestEvent {
+  id: string
+  received_at: Date
+  error_type: string | null
+  error_message: string | null
+  stack: string | null
+  url: string | null
+  release: string | null
+}
+
+/** The user's projects, newest first. */
+export async function listOwnProjects(db: Queryable, userId: string): Promise<ProjectSummary[]> {
+  const { rows } = await db.query<ProjectSummary>(
+    `SELECT p.id, p.name, p.created_at, (SELECT count(*)::int FROM issues i WHERE i.project_id = p.id) AS issue_count
+       FROM projects p WHERE p.owner_id = $1 ORDER BY p.created_at DESC, p.name`,
+    [userId],
+  )
+  return rows
+}
+
+/** One project with its facts, if userId owns it. */
+export async function getOwnProject(db: Queryable, userId: string, projectId: string): Promise<ProjectFacts | undefined> {
+  if (!isUuid(projectId)) return undefined
+  const { rows } = await db.query<ProjectFacts>(
+    `SELECT id, name, created_at, codehost_repo, codehost_installation_id, codehost_connected_at, codehost_repo_access,
+            chat_connected_at, sourcemaps_uploaded_at, sdk_seen_at
+       FROM projects WHERE id = $1 AND owner_id = $2`,
+    [projectId, userId],
+  )
+  return rows[0]
+}
+
+/** The project's keys by id and kind; the secrets are not stored, so they cannot be shown. */
+export async function listProjectKeys(db: Queryable, projectId: string): Promise<KeySummary[]> {
+  const { rows } = await db.query<KeySummary>('SELECT id, kind, label, created_at, revoked_at FROM api_keys WHERE project_id = $1 ORDER BY created_at, id', [projectId])
+  return rows
+}
+
+/** The project's issues, most recently seen first. */
+export async function listIssues(db: Queryable, projectId: string, limit = 200): Promise<IssueRow[]> {
+  const { rows } = await db.query<IssueRow>(
+    `SELECT id, title, culprit, status, kind, event_count, user_count, session_count, first_seen, last_seen
+       FROM issues WHERE project_id = $1 ORDER BY last_seen DESC LIMIT $2`,
+    [projectId, limit],
+  )
+  return rows
+}
+
+/** One issue of the project. */
+export async function getIssue(db: Queryable, projectId: string, issueId: string): Promise<IssueRow | undefined> {
+  if (!isUuid(issueId)) return undefined
+  const { rows } = await db.query<IssueRow>(
+    `SELECT id, title, culprit, status, kind, event_count, user_count, session_count, first_seen, last_seen
+       FROM issues WHERE id = $1 AND project_id = $2`,
+    [issueId, projectId],
+  )
+  return rows[0]
+}
+
+/** The issue's most recent event: the error and stack as the SDK sent them. */
+export async function getLatestEvent(db: Queryable, issueId: string): Promise<LatestEvent | undefined> {
+  const { rows } = await db.query<LatestEvent>(
+    `SELECT id, received_at, release, payload->'error'->>'type' AS error_type, payload->'error'->>'message' AS error_message,
+            payload->'error'->>'stack' AS stack, payload->'context'->>'url' AS url
+       FROM events WHERE issue_id = $1 ORDER BY received_at DESC LIMIT 1`,
+    [issueId],
+  )
+  return rows[0]
+}

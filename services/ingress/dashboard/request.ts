@@ -1,0 +1,81 @@
+/**
+ * Reading a dashboard request. uWS keeps the request on its stack only until the handler returns
+ * or awaits, so everything a route needs is copied out at once; the form body is read with a cap.
+ */
+import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
+import { IngestError } from '../errors.js'
+import { readBodyText, type Exchange } from '../http.js'
+import { parseCookies } from './cookies.js'
+import { PageError } from './respond.js'
+
+/** Forms are a few fields; anything bigger is not one of ours. */
+export const FORM_MAX_BYTES = 64 * 1024
+
+export interface PageRequest {
+  path: string
+  query: URLSearchParams
+  /** Route parameters in order (:poll_id, :id, ...). */
+  params: string[]
+  cookies: Map<string, string>
+  /** Origin header; empty when the browser sent none. */
+  origin: string
+  /** Sec-Fetch-Site header; empty when absent. */
+  fetchSite: string
+  host: string
+  contentType: string
+  declaredLength: number
+  /** The peer's address, for the sign-in throttle. */
+  address: string
+}
+
+/** Copies what the dashboard uses out of a request; call before any await. */
+export function readRequest(req: HttpRequest, res: HttpResponse, paramCount: number): PageRequest {
+  const params: string[] = []
+  for (let i = 0; i < paramCount; i++) params.push(decodeParam(req.getParameter(i) ?? ''))
+  return {
+    path: req.getUrl(),
+    query: new URLSearchParams(req.getQuery() ?? ''),
+    params,
+    cookies: parseCookies(req.getHeader('cookie')),
+    origin: req.getHeader('origin'),
+    fetchSite: req.getHeader('sec-fetch-site'),
+    host: req.getHeader('host'),
+    contentType: req.getHeader('content-type'),
+    declaredLength: Number(req.getHeader('content-length') || 0),
+    address: Buffer.from(res.getRemoteAddressAsText()).toString('utf8'),
+  }
+}
+
+function decodeParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    return raw
+  }
+}
+
+/**
+ * Starts reading an application/x-www-form-urlencoded body (uWS hands body chunks only to a reader
+ * attached before the first await). Rejects with PageError 415 or 413.
+ */
+export function readForm(ex: Exchange, request: PageRequest): Promise<URLSearchParams> {
+  const type = request.contentType.split(';', 1)[0]!.trim().toLowerCase()
+  if (type !== 'application/x-www-form-urlencoded') {
+    ex.res.onData(() => {})
+    return Promise.reject(new PageError(415, 'Form not understood', 'This address takes form posts from the dashboard pages only. Go back and submit the form again.'))
+  }
+  if (request.declaredLength > FORM_MAX_BYTES) {
+    ex.res.onData(() => {})
+    return Promise.reject(tooLarge())
+  }
+  return readBodyText(ex, FORM_MAX_BYTES, false).then(
+    (text) => new URLSearchParams(text),
+    (error: unknown) => {
+      throw error instanceof IngestError && error.code === 'payload_too_large' ? tooLarge() : error
+    },
+  )
+}
+
+function tooLarge(): PageError {
+  return new PageError(413, 'Form too large', `A dashboard form is at most ${FORM_MAX_BYTES / 1024} KiB. Go back and shorten what you entered.`)
+}

@@ -1,0 +1,77 @@
+/**
+ * Writing dashboard answers over uWS: pages with their security headers, redirects and cookies.
+ * Every write is corked (it may follow an await) and skipped when the browser went away.
+ */
+import type { Exchange } from '../http.js'
+import type { SafeHtml } from './html.js'
+
+/** A page that ends a request early with a status and a message for the person. */
+export class PageError extends Error {
+  override name = 'PageError'
+  constructor(
+    readonly status: number,
+    readonly title: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/**
+ * No script at all, styles only from our stylesheet, forms only to ourselves, never framed.
+ * No referrer: page URLs carry poll ids, which must not travel to the code host or anywhere else.
+ */
+const PAGE_HEADERS: ReadonlyArray<[string, string]> = [
+  ['Content-Security-Policy', "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"],
+  ['X-Frame-Options', 'DENY'],
+  ['Referrer-Policy', 'no-referrer'],
+  ['X-Content-Type-Options', 'nosniff'],
+  ['Cross-Origin-Opener-Policy', 'same-origin'],
+  // Pages carry CSRF tokens and private data: no cache may keep them.
+  ['Cache-Control', 'no-store'],
+]
+
+const STATUS_LINES: Readonly<Record<number, string>> = {
+  200: '200 OK',
+  302: '302 Found',
+  303: '303 See Other',
+  400: '400 Bad Request',
+  401: '401 Unauthorized',
+  403: '403 Forbidden',
+  404: '404 Not Found',
+  409: '409 Conflict',
+  410: '410 Gone',
+  413: '413 Payload Too Large',
+  415: '415 Unsupported Media Type',
+  429: '429 Too Many Requests',
+  500: '500 Internal Server Error',
+  503: '503 Service Unavailable',
+}
+
+function write(ex: Exchange, status: number, headers: ReadonlyArray<[string, string]>, cookies: readonly string[], body: string): void {
+  if (ex.aborted) return
+  ex.aborted = true // one answer per exchange
+  ex.res.cork(() => {
+    ex.res.writeStatus(STATUS_LINES[status] ?? String(status))
+    for (const [name, value] of headers) ex.res.writeHeader(name, value)
+    for (const cookie of cookies) ex.res.writeHeader('Set-Cookie', cookie)
+    ex.res.end(body)
+  })
+}
+
+/** Answers with a whole page. */
+export function sendPage(ex: Exchange, status: number, page: SafeHtml, options: { cookies?: readonly string[]; retryAfter?: number } = {}): void {
+  const headers: Array<[string, string]> = [['Content-Type', 'text/html; charset=utf-8'], ...PAGE_HEADERS]
+  if (options.retryAfter !== undefined) headers.push(['Retry-After', String(options.retryAfter)])
+  write(ex, status, headers, options.cookies ?? [], page.value)
+}
+
+/** Redirects (303 after a form, so the browser follows with GET; 302 for links). location is a path or an absolute URL we built. */
+export function redirect(ex: Exchange, location: string, options: { cookies?: readonly string[]; status?: 302 | 303 } = {}): void {
+  write(ex, options.status ?? 303, [['Location', location], ...PAGE_HEADERS], options.cookies ?? [], '')
+}
+
+/** Answers with a static text asset that browsers may cache for an hour. */
+export function sendAsset(ex: Exchange, contentType: string, body: string): void {
+  write(ex, 200, [['Content-Type', contentType], ['Cache-Control', 'public, max-age=3600'], ['X-Content-Type-Options', 'nosniff']], [], body)
+}

@@ -1,0 +1,23 @@
+/**
+ * The dashboard on the ingress's uWS app: server-rendered pages, no client-side script. Sign-in,
+ * the setup approval page, and the signed-in person's projects and issues.
+ */
+import type uWS from 'uWebSockets.js'
+import { exchange } from '../http.js'
+import { registerApprovalRoutes } from './approval-routes.js'
+import { registerAuthRoutes } from './auth-routes.js'
+import type { DashboardDeps } from './deps.js'
+import { registerProjectRoutes } from './project-routes.js'
+import { sendAsset } from './respond.js'
+import { STYLESHEET, STYLESHEET_PATH } from './stylesheet.js'
+
+export type { DashboardDeps } from './deps.js'
+export { oauthWarnings } from './oauth-settings.js'
+
+/** Registers every dashboard route on app. */
+export function registerDashboardRoutes(app: uWS.TemplatedApp, deps: DashboardDeps): void {
+  app.get(STYLESHEET_PATH, (res) => sendAsset(exchange(res), 'text/css; charset=utf-8', STYLESHEET))
+  registerAuthRoutes(app, deps)
+  registerApprovalRoutes(app, deps)
+  registerProjectRoutes(app, deps)
+}

@@ -1,0 +1,66 @@
+/** The dashboard's one stylesheet, served at /assets/app.css (the CSP allows no other styles). */
+
+/** Path the pages link to. */
+export const STYLESHEET_PATH = '/assets/app.css'
+
+/** The stylesheet's text. */
+export const STYLESHEET = `
+:root { --fg: #1c2430; --muted: #5b6675; --line: #d8dde4; --bg: #f6f7f9; --panel: #fff; --accent: #2450d8; --accent-fg: #fff; --danger: #b42318; --ok: #1a7f37; --focus: #f5a524; }
+* { box-sizing: border-box; }
+html { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
+body { margin: 0; }
+a { color: var(--accent); }
+code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9em; }
+:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+.skip { position: absolute; left: -999px; top: 0; background: var(--panel); padding: .5rem 1rem; }
+.skip:focus { left: .5rem; }
+.top { display: flex; align-items: center; gap: 1.5rem; padding: .75rem 1.5rem; background: var(--panel); border-bottom: 1px solid var(--line); }
+.brand { font-weight: 700; font-size: 1.15rem; text-decoration: none; color: var(--fg); }
+.top nav { flex: 1; display: flex; gap: 1rem; }
+.top nav a { text-decoration: none; }
+.account { display: flex; align-items: center; gap: .75rem; }
+.who { color: var(--muted); }
+main { max-width: 64rem; margin: 2rem auto; padding: 0 1.5rem; }
+h1 { font-size: 1.5rem; margin: 0 0 1rem; overflow-wrap: anywhere; }
+h2 { font-size: 1.15rem; margin: 2rem 0 .75rem; }
+.panel { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 1.5rem 2rem; }
+.narrow { max-width: 30rem; margin: 0 auto; }
+.stack { display: flex; flex-direction: column; gap: .4rem; }
+label { font-weight: 600; margin-top: .6rem; }
+input[type=email], input[type=password], input[type=text] { font: inherit; padding: .55rem .7rem; border: 1px solid #9aa4b2; border-radius: 6px; }
+fieldset { border: 1px solid var(--line); border-radius: 6px; padding: .75rem 1rem; margin: 0; }
+legend { font-weight: 600; padding: 0 .25rem; }
+.choice { display: flex; align-items: baseline; gap: .5rem; padding: .25rem 0; }
+.choice label { font-weight: 400; margin: 0; overflow-wrap: anywhere; }
+button, .button { font: inherit; display: inline-block; padding: .55rem 1.1rem; border-radius: 6px; border: 1px solid transparent; cursor: pointer; text-decoration: none; }
+.primary { background: var(--accent); color: var(--accent-fg); }
+.secondary { background: var(--panel); color: var(--accent); border-color: var(--accent); }
+.danger { background: var(--panel); color: var(--danger); border-color: var(--danger); }
+button.link { background: none; border: 0; padding: 0; color: var(--accent); text-decoration: underline; }
+form.inline { display: inline; margin: 0; }
+.stack button { margin-top: 1rem; align-self: flex-start; }
+.actions { display: flex; flex-wrap: wrap; gap: .75rem; margin-top: 1.25rem; }
+.alt { margin-top: 1.25rem; }
+.error { color: var(--danger); background: #fef3f2; border: 1px solid #fecdca; border-radius: 6px; padding: .6rem .8rem; }
+.notice { background: #eff4ff; border: 1px solid #c7d7fe; border-radius: 6px; padding: .6rem .8rem; }
+.message { font-size: 1.05rem; }
+.hint, .muted { color: var(--muted); }
+.small { font-size: .85rem; }
+.ok { color: var(--ok); font-weight: 600; }
+.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1.25rem; margin: 1rem 0; }
+.facts dt { color: var(--muted); }
+.facts dd { margin: 0; overflow-wrap: anywhere; }
+table { width: 100%; border-collapse: collapse; background: var(--panel); border: 1px solid var(--line); }
+th, td { text-align: left; padding: .5rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
+th { font-size: .85rem; color: var(--muted); font-weight: 600; }
+.num { text-align: right; }
+.status { font-size: .8rem; padding: .1rem .45rem; border-radius: 999px; background: #eef0f3; }
+.cards { list-style: none; padding: 0; display: grid; gap: .75rem; }
+.cards li { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 1rem 1.25rem; display: flex; flex-direction: column; }
+.crumbs { color: var(--muted); margin: 0 0 .5rem; }
+.tabs { display: flex; gap: 1.25rem; border-bottom: 1px solid var(--line); margin-bottom: 1.5rem; }
+.tabs a { padding: .5rem 0; text-decoration: none; color: var(--muted); border-bottom: 2px solid transparent; }
+.tabs a[aria-current=page] { color: var(--fg); border-bottom-color: var(--accent); }
+pre.stack { background: #0f1720; color: #e6edf3; padding: 1rem; border-radius: 6px; overflow: auto; white-space: pre; }
+.empty { color: var(--muted); }
+`

@@ -1,0 +1,132 @@
+/** The project pages: the list, one project's overview, its issues, one issue, code-host settings. */
+import { html, safeHref, type SafeHtml } from '../html.js'
+import type { IssueRow, KeySummary, LatestEvent, ProjectFacts, ProjectSummary } from '../project-queries.js'
+import type { Viewer } from '../viewer.js'
+import { layout, when } from './layout.js'
+
+type Tab = 'overview' | 'issues' | 'codehost'
+
+function projectFrame(viewer: Viewer, project: { id: string; name: string }, tab: Tab, title: string, body: SafeHtml): SafeHtml {
+  const base = `/projects/${project.id}`
+  const link = (target: Tab, href: string, label: string) => html`<a href="${href}"${tab === target ? html` aria-current="page"` : ''}>${label}</a>`
+  return layout(
+    viewer,
+    `${title} · ${project.name}`,
+    html`<p class="crumbs"><a href="/">Projects</a> / <span>${project.name}</span></p>
+<nav class="tabs" aria-label="Project">${link('overview', base, 'Overview')}${link('issues', `${base}/issues`, 'Issues')}${link('codehost', `${base}/settings/codehost`, 'Code host')}</nav>
+${body}`,
+  )
+}
+
+function yesNo(date: Date | null, yes: string, no: string): SafeHtml {
+  return date ? html`<span class="ok">${yes}</span> <span class="muted">since ${when(date)}</span>` : html`<span class="muted">${no}</span>`
+}
+
+/** GET /: the signed-in person's projects. */
+export function projectsPage(viewer: Viewer, projects: readonly ProjectSummary[]): SafeHtml {
+  const list =
+    projects.length === 0
+      ? html`<p class="empty">You have no projects yet. A project is created when you approve a coding agent's setup request.</p>`
+      : html`<ul class="cards">${projects.map(
+          (project) => html`<li><a href="/projects/${project.id}"><strong>${project.name}</strong></a>
+      <span class="muted">${project.issue_count} issue${project.issue_count === 1 ? '' : 's'} · created ${when(project.created_at)}</span></li>`,
+        )}</ul>`
+  return layout(viewer, 'Projects', html`<h1>Projects</h1>${list}`)
+}
+
+/** GET /projects/:id: facts and key ids. */
+export function projectOverviewPage(viewer: Viewer, project: ProjectFacts, keys: readonly KeySummary[]): SafeHtml {
+  return projectFrame(
+    viewer,
+    project,
+    'overview',
+    'Overview',
+    html`<h1>${project.name}</h1>
+<dl class="facts">
+  <dt>Project id</dt><dd><code>${project.id}</code></dd>
+  <dt>Repository</dt><dd>${project.codehost_repo ? html`<code>${project.codehost_repo}</code> ${yesNo(project.codehost_connected_at, 'attached', '')}` : html`<span class="muted">none attached</span>`}</dd>
+  <dt>Chat</dt><dd>${yesNo(project.chat_connected_at, 'connected', 'not connected')}</dd>
+  <dt>Source maps</dt><dd>${yesNo(project.sourcemaps_uploaded_at, 'uploaded', 'none uploaded')}</dd>
+  <dt>Browser SDK</dt><dd>${yesNo(project.sdk_seen_at, 'reporting', 'not seen yet')}</dd>
+  <dt>Created</dt><dd>${when(project.created_at)}</dd>
+</dl>
+<h2>Keys</h2>
+<p class="hint">Only key ids are shown: the secret part is stored as a hash and cannot be displayed again.</p>
+${
+  keys.length === 0
+    ? html`<p class="empty">No keys.</p>`
+    : html`<table><thead><tr><th scope="col">Key id</th><th scope="col">Kind</th><th scope="col">Label</th><th scope="col">Created</th><th scope="col">State</th></tr></thead><tbody>
+${keys.map((key) => html`<tr><td><code>${key.id}</code></td><td>${key.kind}</td><td>${key.label}</td><td>${when(key.created_at)}</td><td>${key.revoked_at ? html`revoked ${when(key.revoked_at)}` : 'active'}</td></tr>`)}
+</tbody></table>`
+}`,
+  )
+}
+
+/** GET /projects/:id/issues. */
+export function issuesPage(viewer: Viewer, project: ProjectFacts, issues: readonly IssueRow[]): SafeHtml {
+  const table =
+    issues.length === 0
+      ? html`<p class="empty">No issues yet. Errors the SDK sends show up here within seconds.</p>`
+      : html`<table class="issues"><thead><tr><th scope="col">Issue</th><th scope="col">Status</th><th scope="col" class="num">Events</th><th scope="col" class="num">Users</th><th scope="col">Last seen</th></tr></thead><tbody>
+${issues.map(
+  (issue) => html`<tr><td><a href="/projects/${project.id}/issues/${issue.id}">${issue.title}</a>${issue.culprit ? html`<div class="muted small">${issue.culprit}</div>` : ''}</td>
+<td><span class="status">${issue.status}</span></td><td class="num">${issue.event_count}</td><td class="num">${issue.user_count}</td><td>${when(issue.last_seen)}</td></tr>`,
+)}
+</tbody></table>`
+  return projectFrame(viewer, project, 'issues', 'Issues', html`<h1>Issues</h1>${table}`)
+}
+
+/** GET /projects/:id/issues/:issue_id. */
+export function issuePage(viewer: Viewer, project: ProjectFacts, issue: IssueRow, event: LatestEvent | undefined): SafeHtml {
+  return projectFrame(
+    viewer,
+    project,
+    'issues',
+    issue.title,
+    html`<h1 class="issue-title">${issue.title}</h1>
+${issue.culprit ? html`<p class="muted">${issue.culprit}</p>` : ''}
+<dl class="facts">
+  <dt>Status</dt><dd><span class="status">${issue.status}</span></dd>
+  <dt>Events</dt><dd>${issue.event_count}</dd>
+  <dt>Users</dt><dd>${issue.user_count}</dd>
+  <dt>Sessions</dt><dd>${issue.session_count}</dd>
+  <dt>First seen</dt><dd>${when(issue.first_seen)}</dd>
+  <dt>Last seen</dt><dd>${when(issue.last_seen)}</dd>
+</dl>
+<h2>Latest event</h2>
+${
+  event
+    ? html`<dl class="facts">
+  <dt>Received</dt><dd>${when(event.received_at)}</dd>
+  <dt>Error</dt><dd><code>${event.error_type ?? ''}</code> ${event.error_message ?? ''}</dd>
+  ${event.url ? html`<dt>Page</dt><dd><code>${event.url}</code></dd>` : ''}
+  ${event.release ? html`<dt>Release</dt><dd><code>${event.release}</code></dd>` : ''}
+</dl>
+<pre class="stack" tabindex="0" aria-label="Stack trace">${event.stack ?? ''}</pre>`
+    : html`<p class="empty">No stored event.</p>`
+}`,
+  )
+}
+
+/** GET /projects/:id/settings/codehost: the attached repository and where to install the app. */
+export function codehostSettingsPage(viewer: Viewer, project: ProjectFacts, installUrl: string | undefined): SafeHtml {
+  const href = installUrl ? safeHref(installUrl) : undefined
+  return projectFrame(
+    viewer,
+    project,
+    'codehost',
+    'Code host',
+    html`<h1>Code host</h1>
+<dl class="facts">
+  <dt>Repository</dt><dd>${project.codehost_repo ? html`<code>${project.codehost_repo}</code>` : html`<span class="muted">none attached</span>`}</dd>
+  <dt>Attached</dt><dd>${yesNo(project.codehost_connected_at, 'yes', 'no')}</dd>
+  <dt>App access</dt><dd>${project.codehost_repo_access || html`<span class="muted">not checked</span>`}</dd>
+</dl>
+${
+  href
+    ? html`<p>Install the code host app on the repository's owner so the service can read the code and open pull requests.</p>
+<p class="actions"><a class="button primary" href="${href}" rel="noreferrer">Install the code host app</a></p>`
+    : html`<p class="empty">This deployment has no code host app configured, so there is nothing to install.</p>`
+}`,
+  )
+}
