@@ -96,7 +96,7 @@ export async function uploadBuildMaps(request: UploadRequest): Promise<{ uploade
       response = await fetch(`${endpoint}/api/v1/sourcemaps?${new URLSearchParams({ path: urlPath, release })}`, { method: 'POST', headers, body })
     } catch (error) {
       const reason = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message
-      throw new UploadFailed(`could not reach ${endpoint} (${reason}) uploading ${urlPath}; set SVC_ENDPOINT or --endpoint to your svc service`)
+      throw new UploadFailed(`could not reach ${endpoint} (${reason}) uploading ${urlPath}; point SVC_ENDPOINT at your svc service`)
     }
     if (response.status !== 201) {
       const answer = (await response.json().catch(() => ({}))) as { code?: string; message?: string }

@@ -4,11 +4,14 @@
  * (sdk/dist, built by sdk/build.mjs).
  */
 import { execFile, execFileSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, request, type Server } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { chromium, type Browser } from 'playwright-core'
+import { childEnv } from './env.js'
 
 export const CHROMIUM = '/usr/bin/chromium'
 export const FIREFOX = '/usr/bin/firefox-esr'
@@ -105,4 +108,60 @@ export async function servePages(t: Teardown, pages: Record<string, string>, tun
   const { port } = server.address() as { port: number }
   // localhost, not 127.0.0.1: the page is then cross-origin to the service, as in production.
   return `http://localhost:${port}`
+}
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url))
+
+/**
+ * Packs sdk/ as npm would publish it and returns the tarball's path. Scripts are skipped: the
+ * tarball holds sdk/dist as built (ensureSdkBuilt), since prepack's rebuild would swap dist out
+ * from under the browser tests running beside this one.
+ */
+export async function packSdk(t: Teardown): Promise<string> {
+  ensureSdkBuilt()
+  const dir = mkdtempSync(join(tmpdir(), 'svc-sdk-pack-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const { stdout } = await promisify(execFile)('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', dir], { cwd: join(REPO, 'sdk'), env: childEnv(), encoding: 'utf8' })
+  return join(dir, stdout.trim().split('\n').pop()!)
+}
+
+/**
+ * Copies test/fixtures/<name> to a new folder under the repository's tmp/ (gitignored; inside
+ * the repository so vite, react and vue resolve from its node_modules, as an app's own would) and
+ * installs the tarball there with nothing else; returns the folder.
+ */
+export async function installFixtureApp(t: Teardown, name: string, tarball: string): Promise<string> {
+  mkdirSync(join(REPO, 'tmp'), { recursive: true })
+  const dir = mkdtempSync(join(REPO, 'tmp', `${name}-`))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  cpSync(join(REPO, 'test/fixtures', name), dir, { recursive: true })
+  await promisify(execFile)('npm', ['install', '--no-save', '--no-package-lock', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', tarball], { cwd: dir, env: childEnv() })
+  return dir
+}
+
+/** Runs `vite build` in dir as a user's shell would, with env added; resolves with the exit code and output. */
+export async function viteBuild(dir: string, env: Record<string, string | undefined>, args: string[] = []): Promise<{ code: number; output: string }> {
+  const vite = join(REPO, 'node_modules/vite/bin/vite.js')
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [vite, 'build', ...args], { cwd: dir, env: childEnv(env), encoding: 'utf8', timeout: 120_000 })
+    return { code: 0, output: stdout + stderr }
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string }
+    return { code: typeof failed.code === 'number' ? failed.code : 1, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` }
+  }
+}
+
+/** Every file under dir, as paths relative to it with forward slashes. */
+export function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split(sep).join('/'))
+    .sort()
+}
+
+/** Serves a built app folder (index.html at /, every other file by its path) with servePages. */
+export function serveBuild(t: Teardown, dist: string): Promise<string> {
+  const pages: Record<string, string> = {}
+  for (const file of filesUnder(dist)) pages[file === 'index.html' ? '/' : `/${file}`] = readFileSync(join(dist, file), 'utf8')
+  return servePages(t, pages)
 }
