@@ -84,3 +84,11 @@ export interface ChatPlugin {
    */
   send(webhookUrl: string, message: { readonly text: string }): Promise<ChatResult>
 }
+
+/**
+ * Thrown by codehost oauth.exchange when the code host refuses the callback's code (expired, used
+ * already, or for another redirect URI): the person should sign in again, so callers answer 400.
+ */
+export class CodehostOAuthRejected extends Error {
+  override name = 'CodehostOAuthRejected'
+}
