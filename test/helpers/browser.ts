@@ -113,6 +113,16 @@ export async function servePages(t: Teardown, pages: Record<string, string>, tun
 const REPO = fileURLToPath(new URL('../../', import.meta.url))
 
 /**
+ * The environment of a user's shell: childEnv, less the npm_* variables `npm test` sets (such as
+ * npm_config_local_prefix, the repository), so npm and vite find their project from the folder.
+ */
+function shellEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env = childEnv(extra)
+  for (const name of Object.keys(env)) if (name.startsWith('npm_')) delete env[name]
+  return env
+}
+
+/**
  * Packs sdk/ as npm would publish it and returns the tarball's path. Scripts are skipped: the
  * tarball holds sdk/dist as built (ensureSdkBuilt), since prepack's rebuild would swap dist out
  * from under the browser tests running beside this one.
@@ -121,7 +131,7 @@ export async function packSdk(t: Teardown): Promise<string> {
   ensureSdkBuilt()
   const dir = mkdtempSync(join(tmpdir(), 'svc-sdk-pack-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const { stdout } = await promisify(execFile)('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', dir], { cwd: join(REPO, 'sdk'), env: childEnv(), encoding: 'utf8' })
+  const { stdout } = await promisify(execFile)('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', dir], { cwd: join(REPO, 'sdk'), env: shellEnv(), encoding: 'utf8' })
   return join(dir, stdout.trim().split('\n').pop()!)
 }
 
@@ -135,7 +145,7 @@ export async function installFixtureApp(t: Teardown, name: string, tarball: stri
   const dir = mkdtempSync(join(REPO, 'tmp', `${name}-`))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   cpSync(join(REPO, 'test/fixtures', name), dir, { recursive: true })
-  await promisify(execFile)('npm', ['install', '--no-save', '--no-package-lock', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', tarball], { cwd: dir, env: childEnv() })
+  await promisify(execFile)('npm', ['install', '--no-save', '--no-package-lock', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', tarball], { cwd: dir, env: shellEnv() })
   return dir
 }
 
@@ -143,7 +153,7 @@ export async function installFixtureApp(t: Teardown, name: string, tarball: stri
 export async function viteBuild(dir: string, env: Record<string, string | undefined>, args: string[] = []): Promise<{ code: number; output: string }> {
   const vite = join(REPO, 'node_modules/vite/bin/vite.js')
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [vite, 'build', ...args], { cwd: dir, env: childEnv(env), encoding: 'utf8', timeout: 120_000 })
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [vite, 'build', ...args], { cwd: dir, env: shellEnv(env), encoding: 'utf8', timeout: 120_000 })
     return { code: 0, output: stdout + stderr }
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string }
