@@ -4,7 +4,7 @@
  * manifest's schema, and calls its factory. Every failure is a PluginError whose message says
  * which plugin, what is wrong and what to change; none repeats a setting's value.
  */
-import { PLUGIN_SETTING_SOURCES, type PluginsConfig } from '../config.js'
+import { PLUGIN_NAME, PLUGIN_SETTING_SOURCES, type PluginsConfig } from '../config.js'
 import type { Logger } from '../log.js'
 import { BUILT_IN_PLUGINS, builtInPluginUrl } from './built-ins.js'
 import { PluginError } from './plugin-error.js'
@@ -17,8 +17,6 @@ export interface LoadOptions {
   readonly settingSources?: SettingSources
 }
 
-/** A bare npm specifier, optionally scoped and with a subpath; never a path, URL or node: builtin. */
-const PACKAGE_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*(?:\/[A-Za-z0-9._~-]+)*$/
 const MANIFEST_NAME = /^[a-z0-9][a-z0-9-]*$/
 const VERSION = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]+)?$/
 
@@ -37,7 +35,7 @@ export async function loadPlugin<K extends PluginKind>(
 /** Imports the module configured as name and checks that its default export is a kind plugin. */
 export async function importPluginModule<K extends PluginKind>(kind: K, name: string): Promise<PluginModule<K>> {
   const builtIn = builtInPluginUrl(name)
-  if (builtIn === undefined && (!PACKAGE_NAME.test(name) || name.split('/').includes('..'))) {
+  if (builtIn === undefined && (!PLUGIN_NAME.test(name) || name.split('/').includes('..'))) {
     throw new PluginError(
       name,
       kind,
