@@ -35,8 +35,9 @@ export function svc(options: SvcPluginOptions = {}): Plugin {
 
   return {
     name: 'svc',
-    apply: 'build',
-    // Server-side builds never reach a browser, so they have nothing to report.
+    // Server-side builds never reach a browser, so they have nothing to report: `vite build --ssr`,
+    // and in Vite 6+ every environment but the client's.
+    apply: (user, env) => env.command === 'build' && !env.isSsrBuild && !user.build?.ssr,
     applyToEnvironment: (environment) => environment.config.consumer === 'client',
     config(user) {
       userAskedForMaps = Boolean(user.build?.sourcemap)
@@ -52,7 +53,7 @@ export function svc(options: SvcPluginOptions = {}): Plugin {
         for (const chunk of Object.values(bundle)) {
           if (chunk.type !== 'chunk') continue
           const mapAsset = bundle[`${chunk.fileName}.map`]
-          const mapText = mapAsset?.type === 'asset' ? String(typeof mapAsset.source === 'string' ? mapAsset.source : new TextDecoder().decode(mapAsset.source)) : undefined
+          const mapText = mapAsset?.type !== 'asset' ? undefined : typeof mapAsset.source === 'string' ? mapAsset.source : new TextDecoder().decode(mapAsset.source)
           const stamped = stampChunk(chunk.code, mapText)
           chunk.code = stamped.code
           if (mapAsset?.type === 'asset' && stamped.map !== undefined) mapAsset.source = stamped.map
