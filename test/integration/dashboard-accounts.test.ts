@@ -166,8 +166,14 @@ t.test('a cross-origin post is refused even with the right token', async (t) => 
   t.match(foreign.text, 'another site')
   const crossSite = await client.post('/signout', {}, { 'sec-fetch-site': 'cross-site' })
   t.equal(crossSite.status, 403)
+  const opaque = await client.post('/signout', {}, { origin: 'null' })
+  t.equal(opaque.status, 403, 'an opaque origin without Sec-Fetch-Site is refused')
   const same = await client.post('/signout', {}, { origin: baseUrl, 'sec-fetch-site': 'same-origin' })
   t.equal(same.status, 303)
+  await client.signUp('margaret2@example.test')
+  await client.get('/')
+  const noReferrer = await client.post('/signout', {}, { origin: 'null', 'sec-fetch-site': 'same-origin' })
+  t.equal(noReferrer.status, 303, 'Origin null is what browsers send under Referrer-Policy no-referrer; Sec-Fetch-Site vouches for it')
 })
 
 t.test('over https every cookie is Secure and __Host- prefixed', async (t) => {

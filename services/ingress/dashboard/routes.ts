@@ -9,7 +9,7 @@ import { registerAuthRoutes } from './auth-routes.js'
 import type { DashboardDeps } from './deps.js'
 import { registerProjectRoutes } from './project-routes.js'
 import { sendAsset } from './respond.js'
-import { STYLESHEET, STYLESHEET_PATH } from './stylesheet.js'
+import { ICON, ICON_PATH, STYLESHEET, STYLESHEET_PATH } from './assets.js'
 
 export type { DashboardDeps } from './deps.js'
 export { oauthWarnings } from './oauth-settings.js'
@@ -17,6 +17,7 @@ export { oauthWarnings } from './oauth-settings.js'
 /** Registers every dashboard route on app. */
 export function registerDashboardRoutes(app: uWS.TemplatedApp, deps: DashboardDeps): void {
   app.get(STYLESHEET_PATH, (res) => sendAsset(exchange(res), 'text/css; charset=utf-8', STYLESHEET))
+  app.get(ICON_PATH, (res) => sendAsset(exchange(res), 'image/svg+xml', ICON))
   registerAuthRoutes(app, deps)
   registerApprovalRoutes(app, deps)
   registerProjectRoutes(app, deps)

@@ -43,10 +43,13 @@ function originOf(url: string | undefined): string | undefined {
 /**
  * True unless the browser says the post comes from another site: by Sec-Fetch-Site, or by an
  * Origin that is neither the service's, the dashboard's, nor the host the request was sent to.
+ * Under Referrer-Policy no-referrer browsers send "Origin: null" with form posts, so a null origin
+ * passes only when Sec-Fetch-Site vouches for it.
  */
 export function isSameOriginPost(deps: DashboardDeps, request: PageRequest): boolean {
   if (request.fetchSite && request.fetchSite !== 'same-origin' && request.fetchSite !== 'none') return false
   if (!request.origin) return true
+  if (request.origin === 'null') return request.fetchSite === 'same-origin'
   const allowed = [originOf(deps.baseUrl), originOf(deps.dashboardOrigin), request.host ? originOf(`${deps.secureCookies ? 'https' : 'http'}://${request.host}`) : undefined]
   return allowed.includes(request.origin)
 }

@@ -1,4 +1,5 @@
 /** The page frame every dashboard page shares: header, navigation, the signed-in person, sign out. */
+import { ICON_PATH, STYLESHEET_PATH } from '../assets.js'
 import { html, type SafeHtml } from '../html.js'
 import type { PageError } from '../respond.js'
 import type { Viewer } from '../viewer.js'
@@ -39,7 +40,8 @@ export function layout(viewer: Viewer, title: string, body: SafeHtml): SafeHtml 
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · ${PRODUCT_NAME}</title>
-<link rel="stylesheet" href="/assets/app.css">
+<link rel="stylesheet" href="${STYLESHEET_PATH}">
+<link rel="icon" href="${ICON_PATH}" type="image/svg+xml">
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>

@@ -1,7 +1,15 @@
-/** The dashboard's one stylesheet, served at /assets/app.css (the CSP allows no other styles). */
+/**
+ * The dashboard's static assets: its one stylesheet (the CSP allows no other styles) and its icon
+ * (linked from every page, so browsers do not ask for a /favicon.ico nobody serves).
+ */
 
 /** Path the pages link to. */
 export const STYLESHEET_PATH = '/assets/app.css'
+/** Path of the icon. */
+export const ICON_PATH = '/assets/icon.svg'
+
+/** The icon: a bracket around a dot, in the accent colour. */
+export const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2450d8"/><path d="M12 8H8v16h4M20 8h4v16h-4" fill="none" stroke="#fff" stroke-width="3"/><circle cx="16" cy="16" r="3" fill="#f5a524"/></svg>`
 
 /** The stylesheet's text. */
 export const STYLESHEET = `
