@@ -9,6 +9,7 @@ import { createRedis, streamKeys } from '../shared/redis.js'
 import { startIngress } from '../services/ingress/index.js'
 import { loadContext, requireExternal } from './context.js'
 import type { ThreadMessage } from './ingress-threads.js'
+import { loadConfiguredPlugins } from '../shared/plugins/loader.js'
 
 const port = parentPort!
 const { config, log } = loadContext('ingress')
@@ -19,7 +20,7 @@ const redis = createRedis(redisUrl, { enableAutoPipelining: true })
 const tell = (message: ThreadMessage): void => port.postMessage(message)
 
 try {
-  const ingress = await startIngress({ db, objects: createObjectStore(config.objectStore), redis, keys: streamKeys(config.redisKeyPrefix), log, limits: config.limits, port: (workerData as { port: number }).port, host: config.ingestionHost })
+  const ingress = await startIngress({ db, objects: createObjectStore(config.objectStore), redis, keys: streamKeys(config.redisKeyPrefix), log, config, plugins: await loadConfiguredPlugins(config, log), port: (workerData as { port: number }).port, host: config.ingestionHost })
   port.once('message', () => {
     void (async () => {
       await ingress.stop()

@@ -6,9 +6,10 @@ import type { LogLevel } from './config.js'
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 }
 
-/** Key-shaped strings: svc_pk_/svc_sk_/svc_ak_ keys, and anything after a bearer or token label. */
+/** Key-shaped strings: svc_pk_/svc_sk_/svc_ak_ keys, svc_pt_ poll tokens, and anything after a bearer or token label. */
 const SECRET_PATTERNS: readonly RegExp[] = [
   /svc_[a-z]k_[A-Za-z0-9]+_[A-Za-z0-9]+/g,
+  /svc_pt_[A-Za-z0-9_-]+/g,
   /(bearer\s+)[^\s"',]+/gi,
   /(postgres(?:ql)?:\/\/[^:/\s]+:)[^@\s]+@/gi,
   /(redis:\/\/[^:/\s]*:)[^@\s]+@/gi,

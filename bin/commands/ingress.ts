@@ -6,6 +6,7 @@ import { createRedis, streamKeys } from '../../shared/redis.js'
 import { startIngress } from '../../services/ingress/index.js'
 import { loadContext, requireExternal, untilSignal } from '../context.js'
 import { startIngressThreads } from '../ingress-threads.js'
+import { loadConfiguredPlugins } from '../../shared/plugins/loader.js'
 
 export class IngressCommand extends Command {
   static override paths = [['ingress']]
@@ -28,7 +29,7 @@ export class IngressCommand extends Command {
     const db = createDb(databaseUrl, { applicationName: 'svc-ingress' })
     const redis = createRedis(redisUrl, { enableAutoPipelining: true })
     try {
-      const ingress = await startIngress({ db, objects: createObjectStore(config.objectStore), redis, keys: streamKeys(config.redisKeyPrefix), log, limits: config.limits, port: config.ingestionPort, host: config.ingestionHost })
+      const ingress = await startIngress({ db, objects: createObjectStore(config.objectStore), redis, keys: streamKeys(config.redisKeyPrefix), log, config, plugins: await loadConfiguredPlugins(config, log), port: config.ingestionPort, host: config.ingestionHost })
       await untilSignal(log)
       await ingress.stop()
       return 0

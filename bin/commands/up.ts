@@ -15,6 +15,7 @@ import { applySeed, SEED_INGEST_KEY } from '../../shared/seed.js'
 import { startIngress } from '../../services/ingress/index.js'
 import { startWorker } from '../../services/worker/index.js'
 import { loadContext, untilSignal, type Context } from '../context.js'
+import { loadConfiguredPlugins } from '../../shared/plugins/loader.js'
 
 type Stop = () => Promise<unknown>
 
@@ -66,7 +67,7 @@ async function runEmbedded(ctx: Context, redisUrl: string, stops: Stop[]): Promi
   const objects = createObjectStore(ctx.config.objectStore)
   const worker = await startWorker({ db, objects, redis, keys, log: ctx.log, services: ctx.config.services, timing: ctx.config.stream, healthPort: ctx.config.workerHealthPort })
   stops.push(() => worker.stop())
-  const ingress = await startIngress({ db, objects, redis, keys, log: ctx.log, limits: ctx.config.limits, port: ctx.config.ingestionPort, host: ctx.config.ingestionHost })
+  const ingress = await startIngress({ db, objects, redis, keys, log: ctx.log, config: ctx.config, plugins: await loadConfiguredPlugins(ctx.config, ctx.log), port: ctx.config.ingestionPort, host: ctx.config.ingestionHost })
   stops.push(() => ingress.stop())
   return { stopped: new Promise<string>(() => {}) }
 }

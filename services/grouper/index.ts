@@ -6,7 +6,7 @@ import { isDatabaseOutage, type Db } from '../../shared/db.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import { envelopeFromFields, type EventEnvelope } from '../../shared/event.js'
 import type { Logger } from '../../shared/log.js'
-import type { StreamKeys } from '../../shared/redis.js'
+import { publishWake, type StreamKeys } from '../../shared/redis.js'
 import type { HostedService } from '../../shared/service.js'
 import { groupActivity, queueDepth, StreamConsumer, type StreamEntry } from '../../shared/streams/index.js'
 import { GROUPS } from '../../shared/topology.js'
@@ -38,6 +38,8 @@ export function createGrouper(deps: GrouperDeps): HostedService {
       else log.error('events stream entry lacks envelope fields; skipped', { entry: entry.id })
     }
     const outcome = await storeEventBatch(deps.db, envelopes, symbolicator)
+    // After the commit: setup sessions held on "until an event arrives" re-read their facts.
+    await Promise.all([...new Set(envelopes.map((envelope) => envelope.projectId))].map((projectId) => publishWake(deps.redis, deps.keys.wakeProject(projectId))))
     if (outcome.unreadable.length > 0) log.error('events with unreadable bodies skipped', { ids: outcome.unreadable })
     log.debug('batch stored', { ...outcome, unreadable: outcome.unreadable.length })
   }

@@ -8,6 +8,10 @@ import type { ObjectStore } from '../../shared/object-store.js'
 import { acceptEvent, requireIngestKey, type IngestDeps } from './accept-event.js'
 import { IngestError, UPLOAD_KEY_MESSAGES } from './errors.js'
 import { uploadSourceMap } from './upload-sourcemap.js'
+import { registerAgentRoutes } from './agent-routes.js'
+import type { SdkSeen } from './sdk-seen.js'
+import type { SetupDeps } from './setup/sessions.js'
+import type { WakeHub } from './setup/wake-hub.js'
 import { exchange, PREFLIGHT_HEADERS, readBodyText, send, sendError, type Exchange } from './http.js'
 
 export interface IngressApp {
@@ -22,6 +26,9 @@ export interface IngressApp {
 export interface IngressDeps extends IngestDeps {
   maxEventBytes: number
   uploads: { db: Db; objects: ObjectStore; maxBytes: number }
+  setup: SetupDeps
+  hub: WakeHub
+  sdkSeen: SdkSeen
 }
 
 /** Registers every route on a new uWS app. */
@@ -62,9 +69,13 @@ export function createIngressApp(deps: IngressDeps): IngressApp {
   app.post('/api/v1/ingest/ping', (res, req) => {
     const ex = exchange(res)
     const token = req.getHeader('x-api-key') || undefined
+    // Browsers send Origin on every POST; curl and server-side checks do not. A browser's ping is
+    // the SDK having loaded in a page: the app_reporting signal of setup sessions.
+    const fromBrowser = req.getHeader('origin') !== ''
     res.onData(() => {}) // a ping has no body; drain anything sent
     track(handle(ex, deps, async () => {
-      await requireIngestKey(deps, token)
+      const key = await requireIngestKey(deps, token)
+      if (fromBrowser) deps.sdkSeen.note(key.projectId)
       send(ex, 204, undefined)
     }))
   })
@@ -90,6 +101,8 @@ export function createIngressApp(deps: IngressDeps): IngressApp {
       send(ex, 201, JSON.stringify(stored))
     }))
   })
+
+  registerAgentRoutes(app, { setup: deps.setup, hub: deps.hub, track })
 
   app.any('/*', (res) => {
     const ex = exchange(res)

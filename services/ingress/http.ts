@@ -13,6 +13,8 @@ const gunzipAsync = promisify(gunzip)
 export interface Exchange {
   res: HttpResponse
   aborted: boolean
+  /** Called once if the client goes away before the answer: a held long poll frees its place. */
+  onAbort?: () => void
 }
 
 /** Wraps a response and registers the abort handler uWS requires before any async step. */
@@ -20,6 +22,7 @@ export function exchange(res: HttpResponse): Exchange {
   const ex: Exchange = { res, aborted: false }
   res.onAborted(() => {
     ex.aborted = true
+    ex.onAbort?.()
   })
   return ex
 }
@@ -52,8 +55,15 @@ export function send(ex: Exchange, status: number, body: string | undefined, hea
   })
 }
 
+/** An error from one of the surfaces' catalogues (ingestion, setup sessions). */
+export interface CataloguedError {
+  readonly status: number
+  readonly detail: { readonly retryAfter?: number }
+  toBody(): Record<string, unknown>
+}
+
 /** Answers with a catalogued error. */
-export function sendError(ex: Exchange, error: IngestError): void {
+export function sendError(ex: Exchange, error: CataloguedError): void {
   const headers: Array<[string, string]> = []
   if (error.detail.retryAfter !== undefined) headers.push(['Retry-After', String(error.detail.retryAfter)], ['Access-Control-Expose-Headers', 'Retry-After'])
   send(ex, error.status, JSON.stringify(error.toBody()), headers)
@@ -103,8 +113,11 @@ const STATUS_LINES: Readonly<Record<number, string>> = {
   401: '401 Unauthorized',
   403: '403 Forbidden',
   404: '404 Not Found',
+  409: '409 Conflict',
+  410: '410 Gone',
   413: '413 Payload Too Large',
   415: '415 Unsupported Media Type',
+  422: '422 Unprocessable Entity',
   429: '429 Too Many Requests',
   500: '500 Internal Server Error',
   503: '503 Service Unavailable',

@@ -1,9 +1,10 @@
 /** Starts the ingress: key authentication, the events queue, back-pressure and the HTTP app. */
 import type { Redis } from 'ioredis'
-import type { Limits } from '../../shared/config.js'
+import type { Config } from '../../shared/config.js'
 import type { Db } from '../../shared/db.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import type { Logger } from '../../shared/log.js'
+import type { ChatPlugin, CodehostPlugin } from '../../shared/plugins/types.js'
 import type { StreamKeys } from '../../shared/redis.js'
 import { ensureGroup } from '../../shared/streams/index.js'
 import { GROUPS, streamTopology } from '../../shared/topology.js'
@@ -11,6 +12,8 @@ import { createIngressApp } from './app.js'
 import { BacklogMonitor } from './backlog-monitor.js'
 import { EventQueue } from './event-queue.js'
 import { KeyAuthenticator } from './key-auth.js'
+import { SdkSeen } from './sdk-seen.js'
+import { WakeHub } from './setup/wake-hub.js'
 
 export interface IngressOptions {
   db: Db
@@ -19,7 +22,10 @@ export interface IngressOptions {
   redis: Redis
   keys: StreamKeys
   log: Logger
-  limits: Limits
+  /** Limits, the public base URL and the setup-session settings. */
+  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin'>
+  /** Code host and chat integrations; absent ones turn their setup steps into clear refusals. */
+  plugins: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }
   port: number
   host: string
 }
@@ -39,21 +45,36 @@ export async function startIngress(options: IngressOptions): Promise<Ingress> {
   // The queue batches by itself: its own connection skips ioredis's auto-pipelining layer, which
   // only added work on top of one call per batch.
   const queueRedis = options.redis.duplicate({ enableAutoPipelining: false })
-  const backlog = new BacklogMonitor(options.redis, options.keys.events, GROUPS.grouper, options.limits.eventsBacklogLimit)
+  const { limits } = options.config
+  const backlog = new BacklogMonitor(options.redis, options.keys.events, GROUPS.grouper, limits.eventsBacklogLimit)
   backlog.start()
+  const hub = new WakeHub(options.redis)
   const app = createIngressApp({
     auth: new KeyAuthenticator(options.db),
-    queue: new EventQueue(queueRedis, options.keys, options.limits.eventsPerKeyPerMinute),
+    queue: new EventQueue(queueRedis, options.keys, limits.eventsPerKeyPerMinute),
     backlog,
     log,
-    maxEventBytes: options.limits.maxEventBytes,
-    uploads: { db: options.db, objects: options.objects, maxBytes: options.limits.maxSourceMapBytes },
+    maxEventBytes: limits.maxEventBytes,
+    uploads: { db: options.db, objects: options.objects, maxBytes: limits.maxSourceMapBytes },
+    setup: {
+      db: options.db,
+      redis: options.redis,
+      keys: options.keys,
+      log,
+      baseUrl: options.config.baseUrl,
+      limits: options.config.setup,
+      codehost: options.plugins.codehost,
+      chat: options.plugins.chat,
+    },
+    hub,
+    sdkSeen: new SdkSeen(options.db, options.redis, options.keys),
   })
   let port: number
   try {
     port = await app.listen(options.port, options.host)
   } catch (error) {
     backlog.stop()
+    hub.close()
     queueRedis.disconnect()
     throw error
   }
@@ -63,6 +84,7 @@ export async function startIngress(options: IngressOptions): Promise<Ingress> {
     async stop() {
       await app.close()
       backlog.stop()
+      hub.close()
       queueRedis.disconnect()
     },
   }

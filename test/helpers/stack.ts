@@ -13,8 +13,9 @@ import { loadConfig, type Config } from '../../shared/config.js'
 import { createDb, type Db } from '../../shared/db.js'
 import { mintKey, type KeyKind } from '../../shared/keys.js'
 import { createObjectStore } from '../../shared/object-store.js'
-import { createLogger } from '../../shared/log.js'
+import { createLogger, type Logger } from '../../shared/log.js'
 import { migrate } from '../../shared/migrate.js'
+import type { ChatPlugin, CodehostPlugin } from '../../shared/plugins/types.js'
 import { createRedis, streamKeys, type StreamKeys } from '../../shared/redis.js'
 import { applySeed, SEED_INGEST_KEY, SEED_PROJECT_ID } from '../../shared/seed.js'
 import { startIngress, type Ingress } from '../../services/ingress/index.js'
@@ -64,7 +65,7 @@ export async function createTestDatabase(t: Teardown): Promise<string> {
 /** Builds a stack; env entries override configuration (e.g. limits) as a user would. */
 export async function startTestStack(
   t: Teardown,
-  options: { env?: Record<string, string>; ingress?: boolean; worker?: boolean } = {},
+  options: { env?: Record<string, string>; ingress?: boolean; worker?: boolean; plugins?: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }; log?: Logger } = {},
 ): Promise<TestStack> {
   const databaseUrl = await createTestDatabase(t)
   const objectDir = mkdtempSync(join(tmpdir(), 'svc-test-objects-'))
@@ -78,7 +79,7 @@ export async function startTestStack(
     SVC_OBJECT_DIR: objectDir,
     ...options.env,
   })
-  const log = createLogger(config.logLevel)
+  const log = options.log ?? createLogger(config.logLevel)
   const db = createDb(databaseUrl, { max: 4 })
   await migrate(db)
   await applySeed(db)
@@ -113,7 +114,7 @@ export async function startTestStack(
     },
   }
   if (options.ingress !== false) {
-    stack.ingress = await startIngress({ db, objects: createObjectStore(config.objectStore), redis, keys, log, limits: config.limits, port: 0, host: '127.0.0.1' })
+    stack.ingress = await startIngress({ db, objects: createObjectStore(config.objectStore), redis, keys, log, config, plugins: options.plugins ?? { codehost: undefined, chat: undefined }, port: 0, host: '127.0.0.1' })
     stack.baseUrl = `http://127.0.0.1:${stack.ingress.port}`
   }
   if (options.worker) await stack.startWorker()

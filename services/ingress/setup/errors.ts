@@ -48,6 +48,9 @@ export class AgentError extends Error {
   /** The JSON answer body. */
   toBody(): Record<string, unknown> {
     const body: Record<string, unknown> = { code: this.code, message: this.message, ...this.detail.extra }
+    // The attach table's "other 400" and "other 409" rows promise an error string; every 400 and
+    // 409 carries one, so a client reading either field finds the reason.
+    if ((this.status === 400 || this.status === 409) && body.error === undefined) body.error = this.message
     if (this.detail.field !== undefined) body.field = this.detail.field
     if (this.detail.retryAfter !== undefined) body.retry_after = this.detail.retryAfter
     return body
