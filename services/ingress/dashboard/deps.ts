@@ -16,4 +16,6 @@ export interface DashboardDeps {
   secureCookies: boolean
   /** config.redisKeyPrefix: the sign-in throttle keeps its counters under it. */
   redisKeyPrefix: string
+  /** Counts a request in flight, so the app's graceful close waits for it (app.ts's track). */
+  track?: (work: Promise<void>) => void
 }

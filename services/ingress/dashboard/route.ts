@@ -37,13 +37,20 @@ async function run(deps: DashboardDeps, ex: Exchange, request: PageRequest, body
   }
 }
 
+/** Hands a request's work to the app's in-flight tracking; nothing escapes as an unhandled rejection. */
+function settle(deps: DashboardDeps, work: Promise<void>): void {
+  const settled = work.catch((error: unknown) => deps.log.error('dashboard answer failed', { error }))
+  if (deps.track) deps.track(settled)
+  else void settled
+}
+
 /** Registers a GET page. */
 export function getPage(app: uWS.TemplatedApp, deps: DashboardDeps, pattern: string, handler: (ctx: PageContext) => Promise<void>): void {
   const count = paramCount(pattern)
   app.get(pattern, (res, req) => {
     const ex = exchange(res)
     const request = readRequest(req, res, count)
-    void run(deps, ex, request, (viewer) => handler({ ex, request, viewer }))
+    settle(deps, run(deps, ex, request, (viewer) => handler({ ex, request, viewer })))
   })
 }
 
@@ -55,10 +62,13 @@ export function postForm(app: uWS.TemplatedApp, deps: DashboardDeps, pattern: st
     const request = readRequest(req, res, count)
     const reading = readForm(ex, request)
     reading.catch(() => {}) // awaited below; a failure before then must not be unhandled
-    void run(deps, ex, request, async (viewer) => {
-      const form = await reading
-      checkFormPost(deps, request, viewer, form)
-      await handler({ ex, request, viewer, form })
-    })
+    settle(
+      deps,
+      run(deps, ex, request, async (viewer) => {
+        const form = await reading
+        checkFormPost(deps, request, viewer, form)
+        await handler({ ex, request, viewer, form })
+      }),
+    )
   })
 }
