@@ -9,6 +9,8 @@ import { acceptEvent, requireIngestKey, type IngestDeps } from './accept-event.j
 import { IngestError, UPLOAD_KEY_MESSAGES } from './errors.js'
 import { uploadSourceMap } from './upload-sourcemap.js'
 import { registerAgentRoutes } from './agent-routes.js'
+import type { DashboardDeps } from './dashboard/deps.js'
+import { registerDashboardRoutes } from './dashboard/routes.js'
 import type { SdkSeen } from './sdk-seen.js'
 import type { SetupDeps } from './setup/sessions.js'
 import type { WakeHub } from './setup/wake-hub.js'
@@ -29,6 +31,7 @@ export interface IngressDeps extends IngestDeps {
   setup: SetupDeps
   hub: WakeHub
   sdkSeen: SdkSeen
+  dashboard: Pick<DashboardDeps, 'dashboardOrigin' | 'secureCookies' | 'redisKeyPrefix'>
 }
 
 /** Registers every route on a new uWS app. */
@@ -103,6 +106,7 @@ export function createIngressApp(deps: IngressDeps): IngressApp {
   })
 
   registerAgentRoutes(app, { setup: deps.setup, hub: deps.hub, track })
+  registerDashboardRoutes(app, { ...deps.dashboard, setup: deps.setup, log: deps.log, baseUrl: deps.setup.baseUrl, codehost: deps.setup.codehost, track })
 
   app.any('/*', (res) => {
     const ex = exchange(res)

@@ -23,7 +23,7 @@ export interface IngressOptions {
   keys: StreamKeys
   log: Logger
   /** Limits, the public base URL and the setup-session settings. */
-  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin'>
+  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix'>
   /** Code host and chat integrations; absent ones turn their setup steps into clear refusals. */
   plugins: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }
   port: number
@@ -67,6 +67,11 @@ export async function startIngress(options: IngressOptions): Promise<Ingress> {
       chat: options.plugins.chat,
     },
     hub,
+    dashboard: {
+      dashboardOrigin: options.config.dashboardOrigin,
+      secureCookies: (options.config.dashboardOrigin ?? options.config.baseUrl).startsWith('https:'),
+      redisKeyPrefix: options.config.redisKeyPrefix,
+    },
     sdkSeen: new SdkSeen(options.db, options.redis, options.keys),
   })
   let port: number

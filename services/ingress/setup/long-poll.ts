@@ -22,11 +22,11 @@ interface Check<T> {
   (session: SessionRow): Promise<{ value: T; changed: boolean }>
 }
 
-/** Re-reads the session (410 once expired) and applies the lazy app_reporting move. */
+/** Re-reads the session; 410 once it expired. */
 async function reread(deps: SetupDeps, pollId: string): Promise<SessionRow> {
   const session = await getSession(deps.db, pollId)
   if (!session) throw new Error(`setup session ${pollId} vanished while held`)
-  return refreshStatus(deps, await expireIfDue(deps.db, session))
+  return expireIfDue(deps.db, session)
 }
 
 /** Waits for check to report a change; resolves with the last value read, or undefined when the client left. */
@@ -89,8 +89,11 @@ async function hold<T>(deps: SetupDeps, hub: WakeHub, session: SessionRow, contr
 export async function holdPoll(deps: SetupDeps, hub: WakeHub, session: SessionRow, control: HoldControl): Promise<SessionRow | undefined> {
   const start = await refreshStatus(deps, session)
   const ready = (s: SessionRow): boolean => s.status !== start.status || s.status === 'provisioned' || s.status === 'failed' || s.status === 'expired'
-  const held = await hold(deps, hub, start, control, async (s) => ({ value: s, changed: ready(s) }))
-  return held?.session
+  const held = await hold(deps, hub, start, control, async (s) => {
+    const current = await refreshStatus(deps, s)
+    return { value: current, changed: ready(current) }
+  })
+  return held?.value
 }
 
 /** Holds a state read until has_events turns true (untilEvent) or any fact or the status changes. */
@@ -98,8 +101,10 @@ export async function holdState(deps: SetupDeps, hub: WakeHub, session: SessionR
   const start = await refreshStatus(deps, session)
   const initial = JSON.stringify(await getFacts(deps, start)) + start.status
   const held = await hold(deps, hub, start, control, async (s) => {
-    const facts = await getFacts(deps, s)
-    return { value: facts, changed: untilEvent ? facts.has_events : JSON.stringify(facts) + s.status !== initial }
+    // Every read applies the app_reporting move, so the fact that ends the hold also moves the status.
+    const current = await refreshStatus(deps, s)
+    const facts = await getFacts(deps, current)
+    return { value: facts, changed: untilEvent ? facts.has_events : JSON.stringify(facts) + current.status !== initial }
   })
   return held?.value
 }
