@@ -127,3 +127,18 @@ t.test('concurrent stacks that need one map fetch and parse it once', async (t) 
   await Promise.all([1, 2, 3].map(() => symbolicator.symbolicate({ projectId: 'p', release: 'r', frames: parseStack(stack, '') })))
   t.equal(maps.calls.filter((c) => c.endsWith('/assets/app-4f3a9c2b.js')).length, 1)
 })
+
+t.test('a map that cannot be read now leaves frames minified as map_missing, and the next stack tries again', async (t) => {
+  const { map, stack } = minifiedCrash()
+  const frames = parseStack(stack, '')
+  let storeDown = true
+  const maps = source({ byUrl: { 'shop@1.0.0:/assets/app-4f3a9c2b.js': map } })
+  const flaky: MapSource = { ...maps, byUrlPath: async (...args) => (storeDown ? Promise.reject(new Error('object store unreachable')) : maps.byUrlPath(...args)) }
+  const symbolicator = new Symbolicator(flaky)
+  const during = await symbolicator.symbolicate({ projectId: 'p', release: 'shop@1.0.0', frames })
+  t.ok(during.every((f) => !f.original), 'nothing resolved while the store is down')
+  t.ok(during.some((f) => f.unresolved === 'map_missing'), 'the bundle frames say map_missing')
+  storeDown = false
+  const after = await symbolicator.symbolicate({ projectId: 'p', release: 'shop@1.0.0', frames })
+  t.match(after.find((f) => f.original)?.original, { file: 'src/cart.ts' }, 'resolved once the store is back: the failure was not remembered as a missing map')
+})

@@ -139,7 +139,15 @@ export class Symbolicator {
     if (cached) return { map: cached }
     const reason = missingReason(debugId || input.release)
     if (this.#missing.has(key)) return { reason }
-    const json = debugId ? await this.#source.byDebugId(input.projectId, debugId) : input.release ? await this.#source.byUrlPath(input.projectId, input.release, urlPath(file)) : undefined
+    let json: string | undefined
+    try {
+      json = debugId ? await this.#source.byDebugId(input.projectId, debugId) : input.release ? await this.#source.byUrlPath(input.projectId, input.release, urlPath(file)) : undefined
+    } catch {
+      // The object store (or its row) cannot be read now: the frame stays minified with the reason
+      // map_missing, and nothing is remembered, so the next event tries again. Failing the batch
+      // instead would dead-letter events over an outage of an optional part.
+      return { reason }
+    }
     if (json === undefined) {
       this.#missing.add(key)
       return { reason }
