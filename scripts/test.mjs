@@ -164,8 +164,21 @@ async function startRedis() {
   return die('throwaway Redis did not answer within 10 s')
 }
 
+/** Programs tests run as a user would (browsers, and curl and jq for the README's walk-through). */
+function checkTools() {
+  const tools = [['/usr/bin/chromium'], ['/usr/bin/firefox-esr'], ['curl', '--version'], ['jq', '--version']]
+  for (const [command, ...args] of tools) {
+    try {
+      execFileSync(command, args.length ? args : ['--version'], { stdio: 'ignore' })
+    } catch (error) {
+      if (error.code === 'ENOENT') return die(`${command} is missing: ${INSTALL}`)
+    }
+  }
+}
+
 async function main() {
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => cleanup().then(() => process.exit(130)))
+  await checkTools()
   const env = { ...process.env }
   env.TEST_DATABASE_URL ||= await startPostgres()
   env.TEST_REDIS_URL ||= await startRedis()
