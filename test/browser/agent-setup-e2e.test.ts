@@ -12,11 +12,9 @@ import { fileURLToPath } from 'node:url'
 import type { Page } from 'playwright-core'
 import t from 'tap'
 import { createLogger } from '../../shared/log.js'
-import { loadPlugin } from '../../shared/plugins/loader.js'
 import { launchChromium } from '../helpers/browser.js'
-import { startChatLoopback } from '../helpers/chat-loopback.js'
 import { childEnv } from '../helpers/env.js'
-import { startGithubLoopback } from '../helpers/github-loopback.js'
+import { startLoopbackPlugins } from '../helpers/loopback-plugins.js'
 import { startRecordingProxy } from '../helpers/recording-proxy.js'
 import { startTestStack } from '../helpers/stack.js'
 
@@ -63,18 +61,11 @@ async function approveInBrowser(tab: Page, authUrl: string, signUp: boolean): Pr
 t.test('an agent sets a project up end to end while a person approves in Chromium; no secret leaks', async (t) => {
   const lines: string[] = []
   const log = createLogger('debug', {}, (line) => lines.push(line))
-  const github = await startGithubLoopback()
-  const chatReceiver = await startChatLoopback()
+  const { github, chatReceiver, codehost, chat } = await startLoopbackPlugins(t, log)
   const proxy = await startRecordingProxy()
-  t.teardown(async () => {
-    await proxy.close()
-    await github.close()
-    await chatReceiver.close()
-  })
+  t.teardown(() => proxy.close())
   github.addRepository('acme/shop')
   github.install('acme')
-  const codehost = await loadPlugin('codehost', 'codehost-github', { appId: github.appId, privateKey: github.privateKey, appSlug: github.appSlug, apiUrl: github.apiUrl, webUrl: github.webUrl }, { log })
-  const chat = await loadPlugin('chat', 'chat-slack', { allowPrivateAddresses: true }, { log })
   const stack = await startTestStack(t, { worker: true, plugins: { codehost, chat }, log, env: { SVC_BASE_URL: proxy.url, LOG_LEVEL: 'debug' } })
   proxy.target = stack.baseUrl
 

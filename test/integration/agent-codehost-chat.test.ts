@@ -6,20 +6,12 @@ import t from 'tap'
 import { approveSetupSession } from '../../services/ingress/setup/approval.js'
 import { createLogger } from '../../shared/log.js'
 import { loadPlugin } from '../../shared/plugins/loader.js'
-import { startChatLoopback } from '../helpers/chat-loopback.js'
-import { closedOrigin, startGithubLoopback } from '../helpers/github-loopback.js'
+import { closedOrigin } from '../helpers/github-loopback.js'
+import { startLoopbackPlugins } from '../helpers/loopback-plugins.js'
 import { startTestStack, type TestStack } from '../helpers/stack.js'
 
 const log = createLogger('silent')
-const github = await startGithubLoopback()
-const chatReceiver = await startChatLoopback()
-t.teardown(async () => {
-  await github.close()
-  await chatReceiver.close()
-})
-const githubSettings = { appId: github.appId, privateKey: github.privateKey, appSlug: github.appSlug, apiUrl: github.apiUrl, webUrl: github.webUrl }
-const codehost = await loadPlugin('codehost', 'codehost-github', githubSettings, { log })
-const chat = await loadPlugin('chat', 'chat-slack', { allowPrivateAddresses: true }, { log })
+const { github, chatReceiver, githubSettings, codehost, chat } = await startLoopbackPlugins(t, log)
 
 async function session(stack: TestStack, approved = true): Promise<{ post: (path: string, body: unknown) => Promise<{ status: number; body: Record<string, unknown>; text: string }>; state: () => Promise<Record<string, unknown>> }> {
   const registered = (await (await fetch(`${stack.baseUrl}/api/v1/agent/setup`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ project_name: 'Shop', agent_name: 'agent', git_remote: '' }) })).json()) as { poll_id: string; poll_token: string }

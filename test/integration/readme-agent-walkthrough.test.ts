@@ -9,10 +9,8 @@ import { join } from 'node:path'
 import t from 'tap'
 import { approveSetupSession } from '../../services/ingress/setup/approval.js'
 import { createLogger } from '../../shared/log.js'
-import { loadPlugin } from '../../shared/plugins/loader.js'
-import { startChatLoopback } from '../helpers/chat-loopback.js'
 import { childEnv } from '../helpers/env.js'
-import { startGithubLoopback } from '../helpers/github-loopback.js'
+import { startLoopbackPlugins } from '../helpers/loopback-plugins.js'
 import { sampleEvent, startTestStack, waitFor } from '../helpers/stack.js'
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
@@ -27,16 +25,9 @@ function walkthrough(): string {
 
 t.test("the README's curl walk-through for coding agents works as written", async (t) => {
   const log = createLogger('silent')
-  const github = await startGithubLoopback()
-  const chatReceiver = await startChatLoopback()
-  t.teardown(async () => {
-    await github.close()
-    await chatReceiver.close()
-  })
+  const { github, chatReceiver, codehost, chat } = await startLoopbackPlugins(t, log)
   github.addRepository('acme/shop')
   github.install('acme')
-  const codehost = await loadPlugin('codehost', 'codehost-github', { appId: github.appId, privateKey: github.privateKey, appSlug: github.appSlug, apiUrl: github.apiUrl, webUrl: github.webUrl }, { log })
-  const chat = await loadPlugin('chat', 'chat-slack', { allowPrivateAddresses: true }, { log })
   const stack = await startTestStack(t, { worker: true, plugins: { codehost, chat } })
 
   const script = walkthrough()
