@@ -3,7 +3,7 @@
 // first error arrives while step 3 holds; every step must then answer as the README says, and
 // the script's output must carry no token, key or webhook URL.
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
