@@ -26,7 +26,7 @@ export interface PluginModule<K extends PluginKind = PluginKind> {
   create(settings: Readonly<Record<string, unknown>>, context: PluginContext): PluginInstance<K> | Promise<PluginInstance<K>>
 }
 
-export type PluginInstance<K extends PluginKind> = K extends 'codehost' ? CodehostPlugin : K extends 'chat' ? ChatPlugin : object
+export type PluginInstance<K extends PluginKind> = K extends 'codehost' ? CodehostPlugin : K extends 'chat' ? ChatPlugin : K extends 'objectstore' ? ObjectStorePlugin : object
 
 /** Thrown by a codehost plugin when the code host cannot be reached or answers 5xx: callers answer 503. */
 export class CodehostUnreachable extends Error {
@@ -91,4 +91,42 @@ export interface ChatPlugin {
  */
 export class CodehostOAuthRejected extends Error {
   override name = 'CodehostOAuthRejected'
+}
+
+/**
+ * Why an object store cannot be used: down (unreachable, 5xx, throttled; it may come back by
+ * itself) or misconfigured (no such bucket or folder, credentials refused; a person must act).
+ */
+export type ObjectStoreFault = 'down' | 'misconfigured'
+
+/**
+ * Thrown by an objectstore plugin when the store cannot be used: callers answer 503 and a later
+ * try may work. The message says what to check and never contains a secret.
+ */
+export class ObjectStoreUnavailable extends Error {
+  override name = 'ObjectStoreUnavailable'
+  constructor(
+    message: string,
+    /** Start-up stops on misconfigured and only warns on down: an outage must not stop ingestion. */
+    readonly fault: ObjectStoreFault = 'down',
+  ) {
+    super(message)
+  }
+}
+
+/**
+ * The shape of every object key: slash-separated segments of letters, digits, dot, dash and
+ * underscore, each starting with a letter or digit. Keys stay portable (file names, S3 keys without
+ * encoding) and can never climb out of a folder (no "..", no leading slash).
+ */
+export const OBJECT_KEY = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/i
+
+/** Where large blobs (source maps, later recordings) are kept: put and get by key. */
+export interface ObjectStorePlugin {
+  /** Stores body under key, replacing any object there; a reader never sees half an object. Throws ObjectStoreUnavailable when the store cannot be used. */
+  put(key: string, body: Buffer): Promise<void>
+  /** The object under key, or undefined when there is none. Throws ObjectStoreUnavailable when the store cannot be used. */
+  get(key: string): Promise<Buffer | undefined>
+  /** Proves the store can be used now (reachable, bucket or folder there, writable); throws ObjectStoreUnavailable saying what to fix. */
+  check(): Promise<void>
 }

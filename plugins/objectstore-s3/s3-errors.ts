@@ -1,0 +1,56 @@
+/**
+ * Turns what @aws-sdk/client-s3 throws into ObjectStoreUnavailable with a message a person can
+ * act on. Messages are built from the store's address, the bucket, the HTTP status and S3's error
+ * code only: never the SDK's own message, never a credential.
+ */
+import { ObjectStoreUnavailable } from '../../shared/plugins/types.js'
+
+/** Where the store is, as messages name it. */
+export interface StoreAddress {
+  /** Scheme, host and port of the endpoint (no user info, no path). */
+  readonly origin: string
+  readonly bucket: string
+}
+
+/** S3 error codes that mean the key pair is unknown, wrong, or not allowed this bucket. */
+const REFUSED = new Set(['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'AccessDenied', 'InvalidToken', 'ExpiredToken', 'AllAccessDisabled'])
+/** Codes S3 sends when it is overloaded rather than broken; the SDK already retried them. */
+const THROTTLED = new Set(['SlowDown', 'ServiceUnavailable', 'RequestTimeout', 'Throttling', 'ThrottlingException'])
+
+interface SdkError {
+  readonly name?: string
+  readonly code?: string
+  readonly $metadata?: { readonly httpStatusCode?: number }
+}
+
+/** The ObjectStoreUnavailable for error, which the SDK threw while doing (e.g. "write an object"). */
+export function unavailableFrom(error: unknown, address: StoreAddress, doing: string): ObjectStoreUnavailable {
+  const sdk = (typeof error === 'object' && error !== null ? error : {}) as SdkError
+  const status = sdk.$metadata?.httpStatusCode
+  const code = safeCode(sdk.name)
+  const store = `the S3 object store at ${address.origin}`
+  if (status === undefined) {
+    // No HTTP answer at all: refused, reset, timed out, or a name that does not resolve.
+    const cause = safeCode(sdk.code) ?? code ?? 'no answer'
+    return new ObjectStoreUnavailable(`Could not ${doing}: ${store} did not answer (${cause}). Check that it is running and that S3_ENDPOINT points at it.`, 'down')
+  }
+  const answered = `${store} answered ${status}${code ? ` ${code}` : ''}`
+  if (status >= 500 || status === 429 || (code !== undefined && THROTTLED.has(code))) {
+    return new ObjectStoreUnavailable(`Could not ${doing}: ${answered}. It is down or overloaded; try again shortly.`, 'down')
+  }
+  if (code === 'NoSuchBucket' || (status === 404 && code === 'NotFound')) {
+    return new ObjectStoreUnavailable(`Could not ${doing}: the bucket "${address.bucket}" does not exist at ${address.origin}. Create it, or set S3_BUCKET to an existing bucket.`, 'misconfigured')
+  }
+  if (status === 401 || status === 403 || (code !== undefined && REFUSED.has(code))) {
+    return new ObjectStoreUnavailable(
+      `Could not ${doing}: ${answered}, refusing the credentials. Check S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, and that the key may read and write the bucket "${address.bucket}".`,
+      'misconfigured',
+    )
+  }
+  return new ObjectStoreUnavailable(`Could not ${doing}: ${answered}. Check S3_ENDPOINT, S3_REGION and S3_BUCKET.`, 'misconfigured')
+}
+
+/** An error code as S3 or Node spell them (letters, digits, dot, dash, underscore), else nothing: no free text reaches a message. */
+function safeCode(value: string | undefined): string | undefined {
+  return typeof value === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(value) ? value : undefined
+}

@@ -1,0 +1,71 @@
+/**
+ * Objects in one S3 bucket through @aws-sdk/client-s3: any S3-compatible store (AWS, MinIO,
+ * R2, Ceph). PUT replaces an object whole, so readers never see half of one.
+ */
+import { GetObjectCommand, HeadBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
+import { OBJECT_KEY, type ObjectStorePlugin } from '../../shared/plugins/types.js'
+import { SECOND } from '../../shared/time.js'
+import { unavailableFrom, type StoreAddress } from './s3-errors.js'
+
+/** Settings after the loader applied the schema's defaults. */
+export interface S3Settings {
+  readonly endpoint: string
+  readonly bucket: string
+  readonly region: string
+  readonly accessKeyId: string
+  readonly secretAccessKey: string
+  readonly forcePathStyle: boolean
+}
+
+/** The store over settings.bucket. */
+export function s3Store(settings: S3Settings): ObjectStorePlugin {
+  const client = new S3Client({
+    endpoint: settings.endpoint,
+    region: settings.region,
+    // Given outright, so the SDK never falls back to the environment, ~/.aws or instance metadata.
+    credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
+    forcePathStyle: settings.forcePathStyle,
+    // Checksums only where S3 demands them: since 2025 the SDK adds CRC32 headers and chunked
+    // trailers by default, which several S3-compatible stores refuse.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    // Three tries with the SDK's jittered backoff ride out a blip; an upload then answers 503.
+    maxAttempts: 3,
+    // A dead host is noticed in seconds; socketTimeout is idle time, so a 50 MiB map on a slow link still fits.
+    requestHandler: { connectionTimeout: 5 * SECOND, socketTimeout: 30 * SECOND },
+  })
+  const address: StoreAddress = { origin: new URL(settings.endpoint).origin, bucket: settings.bucket }
+  const checkKey = (key: string): void => {
+    if (typeof key !== 'string' || !OBJECT_KEY.test(key)) throw new Error(`invalid object key "${String(key)}": keys are slash-separated segments of letters, digits, dot, dash and underscore`)
+  }
+
+  return {
+    async put(key, body) {
+      checkKey(key)
+      try {
+        await client.send(new PutObjectCommand({ Bucket: settings.bucket, Key: key, Body: body, ContentLength: body.length }))
+      } catch (error) {
+        throw unavailableFrom(error, address, `write object ${key}`)
+      }
+    },
+    async get(key) {
+      checkKey(key)
+      try {
+        const answer = await client.send(new GetObjectCommand({ Bucket: settings.bucket, Key: key }))
+        if (answer.Body === undefined) return Buffer.alloc(0)
+        const bytes = await answer.Body.transformToByteArray()
+        return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+      } catch (error) {
+        if ((error as { name?: string }).name === 'NoSuchKey') return undefined
+        throw unavailableFrom(error, address, `read object ${key}`)
+      }
+    },
+    async check() {
+      try {
+        await client.send(new HeadBucketCommand({ Bucket: settings.bucket }))
+      } catch (error) {
+        throw unavailableFrom(error, address, `use bucket "${settings.bucket}"`)
+      }
+    },
+  }
+}
