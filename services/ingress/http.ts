@@ -43,7 +43,7 @@ export function send(ex: Exchange, status: number, body: string | undefined, hea
   if (ex.aborted) return
   ex.aborted = true // one answer per exchange
   ex.res.cork(() => {
-    ex.res.writeStatus(STATUS_LINES[status] ?? `${status}`)
+    ex.res.writeStatus(statusLine(status))
     ex.res.writeHeader('Access-Control-Allow-Origin', '*')
     for (const [name, value] of headers) ex.res.writeHeader(name, value)
     if (body === undefined) {
@@ -104,11 +104,18 @@ export function readBodyText(ex: Exchange, cap: number, gzipped: boolean): Promi
   })
 }
 
+/** The status line for code ("404 Not Found"), for the JSON API and the dashboard alike; an unlisted code goes out bare. */
+export function statusLine(code: number): string {
+  return STATUS_LINES[code] ?? String(code)
+}
+
 const STATUS_LINES: Readonly<Record<number, string>> = {
   200: '200 OK',
   201: '201 Created',
   202: '202 Accepted',
   204: '204 No Content',
+  302: '302 Found',
+  303: '303 See Other',
   400: '400 Bad Request',
   401: '401 Unauthorized',
   403: '403 Forbidden',

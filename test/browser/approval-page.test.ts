@@ -1,27 +1,17 @@
 import t from 'tap'
-import uWS from 'uWebSockets.js'
-import { registerDashboardRoutes } from '../../services/ingress/dashboard/routes.js'
-import { registerSession, type SetupDeps } from '../../services/ingress/setup/sessions.js'
-import { createLogger } from '../../shared/log.js'
 import { launchChromium } from '../helpers/browser.js'
+import { registerSetupSession } from '../helpers/dashboard.js'
+import { startRecordingProxy } from '../helpers/recording-proxy.js'
 import { startTestStack } from '../helpers/stack.js'
 
 t.test('in Chromium, a person opens auth_url signed out, creates an account, comes back, approves, and the session is provisioned', async (t) => {
-  const stack = await startTestStack(t, { ingress: false })
-  const app = uWS.App()
-  const socket = await new Promise<uWS.us_listen_socket>((resolve, reject) => app.listen('127.0.0.1', 0, (s) => (s ? resolve(s) : reject(new Error('no port')))))
-  t.teardown(() => {
-    uWS.us_listen_socket_close(socket)
-    ;(app as unknown as { close(): void }).close()
-  })
-  const baseUrl = `http://127.0.0.1:${uWS.us_socket_local_port(socket)}`
-  const log = createLogger('silent')
-  const setup: SetupDeps = { db: stack.db, redis: stack.redis, keys: stack.keys, log, baseUrl, limits: stack.config.setup, codehost: undefined, chat: undefined }
-  // What services/ingress/app.ts does for paths nobody serves (the browser asks for /favicon.ico).
-  app.any('/*', (res) => void res.writeStatus('404 Not Found').end())
-  registerDashboardRoutes(app, { setup, log, baseUrl, dashboardOrigin: undefined, codehost: undefined, secureCookies: false, redisKeyPrefix: stack.prefix })
-  const registration = await registerSession(setup, { projectName: 'Shop', agentName: 'claude-code on <build-01>', gitRemote: 'acme/shop' }, '127.0.0.1')
-  const pollId = registration.poll_id as string
+  // auth_url is built from SVC_BASE_URL, known only once something listens there: a relay in
+  // front of the ingress gives the address first, so the browser follows the link as handed out.
+  const proxy = await startRecordingProxy()
+  t.teardown(() => proxy.close())
+  const stack = await startTestStack(t, { env: { SVC_BASE_URL: proxy.url } })
+  proxy.target = stack.baseUrl
+  const { pollId, authUrl } = await registerSetupSession(stack, { projectName: 'Shop', agentName: 'claude-code on <build-01>', gitRemote: 'acme/shop' })
 
   const browser = await launchChromium(t)
   const tab = await browser.newPage()
@@ -31,13 +21,13 @@ t.test('in Chromium, a person opens auth_url signed out, creates an account, com
   })
   tab.on('pageerror', (error) => problems.push(error.message))
 
-  await tab.goto(registration.auth_url as string)
+  await tab.goto(authUrl)
   await tab.getByRole('link', { name: 'Create an account' }).click()
   await tab.getByLabel('Email').fill('person@example.test')
   await tab.getByLabel('Password').fill('correct horse battery staple')
   await tab.getByRole('button', { name: 'Create account' }).click()
 
-  await tab.waitForURL(`${baseUrl}/setup/${pollId}`, { timeout: 5000 })
+  await tab.waitForURL(`${proxy.url}/setup/${pollId}`, { timeout: 5000 })
   t.equal(await tab.locator('.agent-name').textContent(), 'claude-code on <build-01>', 'the agent is named as it registered, as text')
   t.equal(await tab.locator('.project-name').textContent(), 'Shop')
   t.equal(await tab.locator('.git-remote').textContent(), 'acme/shop')

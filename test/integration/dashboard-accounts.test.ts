@@ -1,78 +1,14 @@
 import { createHash } from 'node:crypto'
 import t from 'tap'
-import uWS from 'uWebSockets.js'
-import { registerDashboardRoutes, type DashboardDeps } from '../../services/ingress/dashboard/routes.js'
-import type { SetupDeps } from '../../services/ingress/setup/sessions.js'
 import { createLogger } from '../../shared/log.js'
 import { loadPlugin } from '../../shared/plugins/loader.js'
-import type { CodehostPlugin } from '../../shared/plugins/types.js'
+import { DashboardClient } from '../helpers/dashboard.js'
 import { startGithubLoopback } from '../helpers/github-loopback.js'
-import { startTestStack, type TestStack } from '../helpers/stack.js'
-
-interface Teardown {
-  teardown(fn: () => unknown): void
-}
-
-/** A dashboard on its own uWS app (port 0) over a real stack's database and Redis. */
-async function startDashboard(t: Teardown, options: { codehost?: CodehostPlugin; secureCookies?: boolean } = {}): Promise<{ stack: TestStack; baseUrl: string; deps: DashboardDeps }> {
-  const stack = await startTestStack(t, { ingress: false })
-  const app = uWS.App()
-  const socket = await new Promise<uWS.us_listen_socket>((resolve, reject) => app.listen('127.0.0.1', 0, (s) => (s ? resolve(s) : reject(new Error('no port')))))
-  t.teardown(() => {
-    uWS.us_listen_socket_close(socket)
-    ;(app as unknown as { close(): void }).close()
-  })
-  const baseUrl = `http://127.0.0.1:${uWS.us_socket_local_port(socket)}`
-  const log = createLogger('silent')
-  const setup: SetupDeps = { db: stack.db, redis: stack.redis, keys: stack.keys, log, baseUrl, limits: stack.config.setup, codehost: options.codehost, chat: undefined }
-  const deps: DashboardDeps = { setup, log, baseUrl, dashboardOrigin: undefined, codehost: options.codehost, secureCookies: options.secureCookies ?? false, redisKeyPrefix: stack.prefix }
-  registerDashboardRoutes(app, deps)
-  return { stack, baseUrl, deps }
-}
-
-/** A browser without a browser: a cookie jar, manual redirects, and the CSRF field of the last page. */
-class Client {
-  readonly cookies = new Map<string, string>()
-  csrf = ''
-  constructor(readonly baseUrl: string) {}
-
-  async request(path: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}) {
-    const headers: Record<string, string> = { ...init.headers }
-    if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ')
-    if (init.form) headers['content-type'] = 'application/x-www-form-urlencoded'
-    const response = await fetch(`${this.baseUrl}${path}`, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body: init.form ? new URLSearchParams(init.form).toString() : undefined, redirect: 'manual' })
-    const setCookies = response.headers.getSetCookie()
-    for (const line of setCookies) {
-      const [pair] = line.split(';')
-      const at = pair!.indexOf('=')
-      const name = pair!.slice(0, at)
-      const value = pair!.slice(at + 1)
-      if (/Max-Age=0/.test(line)) this.cookies.delete(name)
-      else this.cookies.set(name, value)
-    }
-    const text = await response.text()
-    const field = /name="csrf" value="([^"]+)"/.exec(text)
-    if (field) this.csrf = field[1]!
-    return { status: response.status, text, headers: response.headers, setCookies, location: response.headers.get('location') ?? '' }
-  }
-
-  get(path: string) {
-    return this.request(path)
-  }
-
-  post(path: string, form: Record<string, string>, headers: Record<string, string> = {}) {
-    return this.request(path, { form: { csrf: this.csrf, ...form }, headers })
-  }
-
-  async signUp(email: string, password = 'correct horse battery', next = '/') {
-    await this.get(`/signup?next=${encodeURIComponent(next)}`)
-    return this.post('/signup', { email, password, display_name: '', next })
-  }
-}
+import { startTestStack } from '../helpers/stack.js'
 
 t.test('signing up starts a session: HttpOnly, SameSite=Lax, Path=/ cookie whose token is stored only as a hash', async (t) => {
-  const { stack, baseUrl } = await startDashboard(t)
-  const client = new Client(baseUrl)
+  const stack = await startTestStack(t)
+  const client = new DashboardClient(stack.baseUrl)
   const answer = await client.signUp('Ada@Example.test', 'correct horse battery', '/')
   t.equal(answer.status, 303)
   t.equal(answer.location, '/')
@@ -90,8 +26,8 @@ t.test('signing up starts a session: HttpOnly, SameSite=Lax, Path=/ cookie whose
 })
 
 t.test('signing out ends the session row, clears the cookie, and the old cookie no longer signs in', async (t) => {
-  const { stack, baseUrl } = await startDashboard(t)
-  const client = new Client(baseUrl)
+  const stack = await startTestStack(t)
+  const client = new DashboardClient(stack.baseUrl)
   await client.signUp('grace@example.test')
   const stolen = client.cookies.get('svc_session')!
   await client.get('/')
@@ -101,15 +37,15 @@ t.test('signing out ends the session row, clears the cookie, and the old cookie 
   t.ok(out.setCookies.some((c) => c.startsWith('svc_session=;') && c.includes('Max-Age=0')), 'the cookie is cleared')
   const { rows } = await stack.db.query('SELECT 1 FROM web_sessions')
   t.equal(rows.length, 0)
-  const replay = await fetch(`${baseUrl}/`, { headers: { cookie: `svc_session=${stolen}` }, redirect: 'manual' })
+  const replay = await fetch(`${stack.baseUrl}/`, { headers: { cookie: `svc_session=${stolen}` }, redirect: 'manual' })
   t.equal(replay.status, 302)
   t.equal(replay.headers.get('location'), '/signin')
 })
 
 t.test('signs in with the right password; a wrong password and an unknown email get the same 401 message', async (t) => {
-  const { baseUrl } = await startDashboard(t)
-  await new Client(baseUrl).signUp('linus@example.test', 'a long enough password')
-  const client = new Client(baseUrl)
+  const { baseUrl } = await startTestStack(t)
+  await new DashboardClient(baseUrl).signUp('linus@example.test', 'a long enough password')
+  const client = new DashboardClient(baseUrl)
   await client.get('/signin')
   const wrong = await client.post('/signin', { email: 'linus@example.test', password: 'not the password', next: '/' })
   t.equal(wrong.status, 401)
@@ -127,9 +63,9 @@ t.test('signs in with the right password; a wrong password and an unknown email 
 })
 
 t.test('a sign-in form cannot send the person to another site afterwards', async (t) => {
-  const { baseUrl } = await startDashboard(t)
-  await new Client(baseUrl).signUp('ken@example.test', 'a long enough password')
-  const client = new Client(baseUrl)
+  const { baseUrl } = await startTestStack(t)
+  await new DashboardClient(baseUrl).signUp('ken@example.test', 'a long enough password')
+  const client = new DashboardClient(baseUrl)
   await client.get('/signin')
   const answer = await client.post('/signin', { email: 'ken@example.test', password: 'a long enough password', next: '//evil.example/phish' })
   t.equal(answer.status, 303)
@@ -137,8 +73,8 @@ t.test('a sign-in form cannot send the person to another site afterwards', async
 })
 
 t.test('a form post without the CSRF token, or with a wrong one, is refused with 403', async (t) => {
-  const { baseUrl } = await startDashboard(t)
-  const client = new Client(baseUrl)
+  const { baseUrl } = await startTestStack(t)
+  const client = new DashboardClient(baseUrl)
   await client.signUp('barbara@example.test')
   await client.get('/')
   const missing = await client.request('/signout', { form: { next: '/' } })
@@ -148,7 +84,7 @@ t.test('a form post without the CSRF token, or with a wrong one, is refused with
   t.equal(wrong.status, 403)
   t.equal((await client.get('/')).status, 200, 'still signed in')
 
-  const fresh = new Client(baseUrl)
+  const fresh = new DashboardClient(baseUrl)
   await fresh.get('/signin')
   const forged = await fresh.request('/signin', { form: { csrf: 'forged', email: 'barbara@example.test', password: 'correct horse battery' } })
   t.equal(forged.status, 403, 'the signed-out forms carry a token too')
@@ -157,8 +93,8 @@ t.test('a form post without the CSRF token, or with a wrong one, is refused with
 })
 
 t.test('a cross-origin post is refused even with the right token', async (t) => {
-  const { baseUrl } = await startDashboard(t)
-  const client = new Client(baseUrl)
+  const { baseUrl } = await startTestStack(t)
+  const client = new DashboardClient(baseUrl)
   await client.signUp('margaret@example.test')
   await client.get('/')
   const foreign = await client.post('/signout', {}, { origin: 'https://evil.example' })
@@ -177,8 +113,9 @@ t.test('a cross-origin post is refused even with the right token', async (t) => 
 })
 
 t.test('over https every cookie is Secure and __Host- prefixed', async (t) => {
-  const { baseUrl } = await startDashboard(t, { secureCookies: true })
-  const client = new Client(baseUrl)
+  // Cookies are Secure when the public address is https: (what SVC_BASE_URL names, not this test's port).
+  const { baseUrl } = await startTestStack(t, { env: { SVC_BASE_URL: 'https://svc.example' } })
+  const client = new DashboardClient(baseUrl)
   const page = await client.get('/signup')
   t.match(page.setCookies[0], /^__Host-svc_form=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax; Secure$/)
   const answer = await client.post('/signup', { email: 'radia@example.test', password: 'correct horse battery', next: '/' })
@@ -187,9 +124,9 @@ t.test('over https every cookie is Secure and __Host- prefixed', async (t) => {
 })
 
 t.test('sign-up refuses a short password, a malformed email and an email taken in another case', async (t) => {
-  const { baseUrl } = await startDashboard(t)
-  await new Client(baseUrl).signUp('frances@example.test')
-  const client = new Client(baseUrl)
+  const { baseUrl } = await startTestStack(t)
+  await new DashboardClient(baseUrl).signUp('frances@example.test')
+  const client = new DashboardClient(baseUrl)
   await client.get('/signup')
   const short = await client.post('/signup', { email: 'x@example.test', password: 'short', next: '/' })
   t.equal(short.status, 400)
@@ -202,9 +139,9 @@ t.test('sign-up refuses a short password, a malformed email and an email taken i
 })
 
 t.test('password attempts are throttled per email: past the limit even the right password is refused with 429', async (t) => {
-  const { baseUrl } = await startDashboard(t)
-  await new Client(baseUrl).signUp('adele@example.test', 'the right password')
-  const client = new Client(baseUrl)
+  const { baseUrl } = await startTestStack(t)
+  await new DashboardClient(baseUrl).signUp('adele@example.test', 'the right password')
+  const client = new DashboardClient(baseUrl)
   await client.get('/signin')
   for (let i = 0; i < 10; i++) {
     const answer = await client.post('/signin', { email: 'adele@example.test', password: `guess ${i}`, next: '/' })
@@ -217,7 +154,7 @@ t.test('password attempts are throttled per email: past the limit even the right
 })
 
 t.test('every page forbids framing, referrers and inline script', async (t) => {
-  const { baseUrl } = await startDashboard(t)
+  const { baseUrl } = await startTestStack(t)
   const page = await fetch(`${baseUrl}/signin`)
   t.equal(page.headers.get('content-type'), 'text/html; charset=utf-8')
   t.equal(page.headers.get('x-frame-options'), 'DENY')
@@ -239,21 +176,22 @@ t.test('code-host sign-in through the GitHub plugin creates the account and retu
   const log = createLogger('silent')
   const settings = { appId: github.appId, privateKey: github.privateKey, appSlug: github.appSlug, apiUrl: github.apiUrl, webUrl: github.webUrl, clientId: github.clientId, clientSecret: github.clientSecret }
   const codehost = await loadPlugin('codehost', 'codehost-github', settings, { log })
-  const { stack, baseUrl } = await startDashboard(t, { codehost })
-  const client = new Client(baseUrl)
+  const stack = await startTestStack(t, { plugins: { codehost, chat: undefined } })
+  const client = new DashboardClient(stack.baseUrl)
   const signin = await client.get('/signin?next=%2Fprojects')
   t.match(signin.text, 'href="/auth/codehost/start?next=%2Fprojects"', 'the sign-in page offers the code host')
   const start = await client.get('/auth/codehost/start?next=%2Fprojects')
   t.equal(start.status, 302)
   const authorize = new URL(start.location)
   t.equal(`${authorize.origin}${authorize.pathname}`, `${github.webUrl}/login/oauth/authorize`)
-  const redirectUri = `${baseUrl}/auth/codehost/callback`
+  // The code host sends the person back to the public address the service was configured with.
+  const redirectUri = `${stack.config.baseUrl}/auth/codehost/callback`
   t.equal(authorize.searchParams.get('redirect_uri'), redirectUri)
   const state = authorize.searchParams.get('state')!
   t.notOk(start.setCookies[0]!.includes(state), 'the cookie holds the nonce, the code host sees only its hash')
 
   const person = { id: 4242, login: 'octo', name: 'Octo Cat', emails: [{ email: 'octo@example.test', primary: true, verified: true }] }
-  const stranger = new Client(baseUrl)
+  const stranger = new DashboardClient(stack.baseUrl)
   const forged = await stranger.get(`/auth/codehost/callback?code=${github.issueOAuthCode(person, redirectUri)}&state=${state}`)
   t.equal(forged.status, 400, 'a state without the browser cookie that started it is refused')
 

@@ -1,76 +1,6 @@
 import t from 'tap'
-import uWS from 'uWebSockets.js'
-import { registerDashboardRoutes, type DashboardDeps } from '../../services/ingress/dashboard/routes.js'
-import { registerSession, type SetupDeps } from '../../services/ingress/setup/sessions.js'
-import { createLogger } from '../../shared/log.js'
-import type { CodehostPlugin } from '../../shared/plugins/types.js'
+import { DashboardClient, INSTALL_ONLY_CODEHOST, registerSetupSession } from '../helpers/dashboard.js'
 import { startTestStack, type TestStack } from '../helpers/stack.js'
-
-interface Teardown {
-  teardown(fn: () => unknown): void
-}
-
-/** A dashboard on its own uWS app (port 0) over a real stack's database and Redis. */
-async function startDashboard(t: Teardown, options: { codehost?: CodehostPlugin; secureCookies?: boolean } = {}): Promise<{ stack: TestStack; baseUrl: string; deps: DashboardDeps }> {
-  const stack = await startTestStack(t, { ingress: false })
-  const app = uWS.App()
-  const socket = await new Promise<uWS.us_listen_socket>((resolve, reject) => app.listen('127.0.0.1', 0, (s) => (s ? resolve(s) : reject(new Error('no port')))))
-  t.teardown(() => {
-    uWS.us_listen_socket_close(socket)
-    ;(app as unknown as { close(): void }).close()
-  })
-  const baseUrl = `http://127.0.0.1:${uWS.us_socket_local_port(socket)}`
-  const log = createLogger('silent')
-  const setup: SetupDeps = { db: stack.db, redis: stack.redis, keys: stack.keys, log, baseUrl, limits: stack.config.setup, codehost: options.codehost, chat: undefined }
-  const deps: DashboardDeps = { setup, log, baseUrl, dashboardOrigin: undefined, codehost: options.codehost, secureCookies: options.secureCookies ?? false, redisKeyPrefix: stack.prefix }
-  registerDashboardRoutes(app, deps)
-  return { stack, baseUrl, deps }
-}
-
-/** A browser without a browser: a cookie jar, manual redirects, and the CSRF field of the last page. */
-class Client {
-  readonly cookies = new Map<string, string>()
-  csrf = ''
-  constructor(readonly baseUrl: string) {}
-
-  async request(path: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}) {
-    const headers: Record<string, string> = { ...init.headers }
-    if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ')
-    if (init.form) headers['content-type'] = 'application/x-www-form-urlencoded'
-    const response = await fetch(`${this.baseUrl}${path}`, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body: init.form ? new URLSearchParams(init.form).toString() : undefined, redirect: 'manual' })
-    const setCookies = response.headers.getSetCookie()
-    for (const line of setCookies) {
-      const [pair] = line.split(';')
-      const at = pair!.indexOf('=')
-      const name = pair!.slice(0, at)
-      const value = pair!.slice(at + 1)
-      if (/Max-Age=0/.test(line)) this.cookies.delete(name)
-      else this.cookies.set(name, value)
-    }
-    const text = await response.text()
-    const field = /name="csrf" value="([^"]+)"/.exec(text)
-    if (field) this.csrf = field[1]!
-    return { status: response.status, text, headers: response.headers, setCookies, location: response.headers.get('location') ?? '' }
-  }
-
-  get(path: string) {
-    return this.request(path)
-  }
-
-  post(path: string, form: Record<string, string>, headers: Record<string, string> = {}) {
-    return this.request(path, { form: { csrf: this.csrf, ...form }, headers })
-  }
-
-  async signUp(email: string, password = 'correct horse battery', next = '/') {
-    await this.get(`/signup?next=${encodeURIComponent(next)}`)
-    return this.post('/signup', { email, password, display_name: '', next })
-  }
-}
-
-async function register(deps: DashboardDeps, input: { projectName?: string; agentName?: string; gitRemote?: string } = {}): Promise<string> {
-  const answer = await registerSession(deps.setup, { projectName: 'Shop', agentName: 'claude-code on build-01', gitRemote: 'acme/shop', ...input }, '127.0.0.1')
-  return answer.poll_id as string
-}
 
 async function sessionRow(stack: TestStack, pollId: string) {
   const { rows } = await stack.db.query<{ status: string; message: string; project_id: string | null; approved_by: string | null }>('SELECT status, message, project_id, approved_by FROM setup_sessions WHERE id = $1', [pollId])
@@ -78,9 +8,9 @@ async function sessionRow(stack: TestStack, pollId: string) {
 }
 
 t.test('a signed-out visitor of auth_url is offered sign-in and sign-up that come back to the request', async (t) => {
-  const { deps, baseUrl } = await startDashboard(t)
-  const pollId = await register(deps)
-  const client = new Client(baseUrl)
+  const stack = await startTestStack(t)
+  const { pollId } = await registerSetupSession(stack)
+  const client = new DashboardClient(stack.baseUrl)
   const page = await client.get(`/setup/${pollId}`)
   t.equal(page.status, 200)
   const next = encodeURIComponent(`/setup/${pollId}`)
@@ -93,9 +23,9 @@ t.test('a signed-out visitor of auth_url is offered sign-in and sign-up that com
 })
 
 t.test('a hostile agent name, project name and git remote are shown as text, never as markup', async (t) => {
-  const { deps, baseUrl } = await startDashboard(t)
-  const pollId = await register(deps, { agentName: '<script>alert("agent")</script>', projectName: '"><img src=x onerror=alert(1)>', gitRemote: "acme/shop' onmouseover='x" })
-  const client = new Client(baseUrl)
+  const stack = await startTestStack(t)
+  const { pollId } = await registerSetupSession(stack, { agentName: '<script>alert("agent")</script>', projectName: '"><img src=x onerror=alert(1)>', gitRemote: "acme/shop' onmouseover='x" })
+  const client = new DashboardClient(stack.baseUrl)
   await client.signUp('mallory-target@example.test')
   const page = await client.get(`/setup/${pollId}`)
   t.equal(page.status, 200)
@@ -108,9 +38,9 @@ t.test('a hostile agent name, project name and git remote are shown as text, nev
 })
 
 t.test('approving a pending request provisions the session into a new project the approver owns', async (t) => {
-  const { stack, deps, baseUrl } = await startDashboard(t)
-  const pollId = await register(deps, { projectName: 'Shop' })
-  const client = new Client(baseUrl)
+  const stack = await startTestStack(t)
+  const { pollId } = await registerSetupSession(stack, { projectName: 'Shop' })
+  const client = new DashboardClient(stack.baseUrl)
   await client.signUp('owner@example.test')
   const page = await client.get(`/setup/${pollId}`)
   t.match(page.text, 'claude-code on build-01')
@@ -133,17 +63,17 @@ t.test('approving a pending request provisions the session into a new project th
 })
 
 t.test('a request can go into one of the approver’s own projects, never into another person’s', async (t) => {
-  const { stack, deps, baseUrl } = await startDashboard(t)
-  const owner = new Client(baseUrl)
+  const stack = await startTestStack(t)
+  const owner = new DashboardClient(stack.baseUrl)
   await owner.signUp('owner@example.test')
-  const first = await register(deps, { projectName: 'Mine' })
+  const { pollId: first } = await registerSetupSession(stack, { projectName: 'Mine' })
   await owner.get(`/setup/${first}`)
   await owner.post(`/setup/${first}/approve`, { project: 'new' })
   const mine = (await sessionRow(stack, first)).project_id!
 
-  const other = new Client(baseUrl)
+  const other = new DashboardClient(stack.baseUrl)
   await other.signUp('other@example.test')
-  const second = await register(deps)
+  const { pollId: second } = await registerSetupSession(stack)
   const page = await other.get(`/setup/${second}`)
   t.notMatch(page.text, mine, 'another person’s projects are not offered')
   const refused = await other.post(`/setup/${second}/approve`, { project: mine })
@@ -151,7 +81,7 @@ t.test('a request can go into one of the approver’s own projects, never into a
   t.match(refused.text, 'only connect a project you own')
   t.equal((await sessionRow(stack, second)).status, 'pending')
 
-  const third = await register(deps)
+  const { pollId: third } = await registerSetupSession(stack)
   const offered = await owner.get(`/setup/${third}`)
   t.match(offered.text, `value="${mine}"`, 'the owner is offered their project')
   const into = await owner.post(`/setup/${third}/approve`, { project: mine })
@@ -160,9 +90,9 @@ t.test('a request can go into one of the approver’s own projects, never into a
 })
 
 t.test('declining fails the session with a message for the agent', async (t) => {
-  const { stack, deps, baseUrl } = await startDashboard(t)
-  const pollId = await register(deps)
-  const client = new Client(baseUrl)
+  const stack = await startTestStack(t)
+  const { pollId } = await registerSetupSession(stack)
+  const client = new DashboardClient(stack.baseUrl)
   await client.signUp('decider@example.test')
   await client.get(`/setup/${pollId}`)
   const declined = await client.post(`/setup/${pollId}/decline`, {})
@@ -178,10 +108,10 @@ t.test('declining fails the session with a message for the agent', async (t) => 
 })
 
 t.test('an expired request says so and shows no buttons, and cannot be approved', async (t) => {
-  const { stack, deps, baseUrl } = await startDashboard(t)
-  const pollId = await register(deps)
+  const stack = await startTestStack(t)
+  const { pollId } = await registerSetupSession(stack)
   await stack.db.query(`UPDATE setup_sessions SET expires_at = now() - interval '1 minute' WHERE id = $1`, [pollId])
-  const client = new Client(baseUrl)
+  const client = new DashboardClient(stack.baseUrl)
   await client.signUp('late@example.test')
   const page = await client.get(`/setup/${pollId}`)
   t.equal(page.status, 200)
@@ -194,9 +124,9 @@ t.test('an expired request says so and shows no buttons, and cannot be approved'
 })
 
 t.test('a signed-out approve post, even with a valid form token, sends the browser to sign in and approves nothing', async (t) => {
-  const { stack, deps, baseUrl } = await startDashboard(t)
-  const pollId = await register(deps)
-  const client = new Client(baseUrl)
+  const stack = await startTestStack(t)
+  const { pollId } = await registerSetupSession(stack)
+  const client = new DashboardClient(stack.baseUrl)
   await client.get('/signin') // the signed-out approval page has no form; the sign-in page's token is valid for this browser
   const answer = await client.post(`/setup/${pollId}/approve`, { project: 'new' })
   t.equal(answer.status, 303)
@@ -205,10 +135,9 @@ t.test('a signed-out approve post, even with a valid form token, sends the brows
 })
 
 t.test('the code-host install link asks for sign-in, then leads to the app; without an app it is a 404 page', async (t) => {
-  const codehost: CodehostPlugin = { installUrl: () => 'https://codehost.example/apps/svc/installations/new', checkRepository: async () => ({ status: 'invalid', message: 'unused' }), oauth: undefined }
-  const withApp = await startDashboard(t, { codehost })
-  const pollId = await register(withApp.deps)
-  const client = new Client(withApp.baseUrl)
+  const withApp = await startTestStack(t, { plugins: { codehost: INSTALL_ONLY_CODEHOST, chat: undefined } })
+  const { pollId } = await registerSetupSession(withApp)
+  const client = new DashboardClient(withApp.baseUrl)
   const signedOut = await client.get(`/setup/${pollId}/codehost-install`)
   t.equal(signedOut.status, 302)
   t.equal(signedOut.location, `/signin?next=${encodeURIComponent(`/setup/${pollId}/codehost-install`)}`)
@@ -218,9 +147,9 @@ t.test('the code-host install link asks for sign-in, then leads to the app; with
   t.equal(install.status, 302)
   t.equal(install.location, 'https://codehost.example/apps/svc/installations/new')
 
-  const without = await startDashboard(t)
-  const other = await register(without.deps)
-  const person = new Client(without.baseUrl)
+  const without = await startTestStack(t)
+  const { pollId: other } = await registerSetupSession(without)
+  const person = new DashboardClient(without.baseUrl)
   await person.signUp('nobody-installs@example.test')
   const missing = await person.get(`/setup/${other}/codehost-install`)
   t.equal(missing.status, 404)

@@ -1,78 +1,11 @@
 import t from 'tap'
-import uWS from 'uWebSockets.js'
-import { registerDashboardRoutes, type DashboardDeps } from '../../services/ingress/dashboard/routes.js'
-import { registerSession, type SetupDeps } from '../../services/ingress/setup/sessions.js'
 import { mintKey } from '../../shared/keys.js'
-import { createLogger } from '../../shared/log.js'
-import type { CodehostPlugin } from '../../shared/plugins/types.js'
+import { DashboardClient, INSTALL_ONLY_CODEHOST, registerSetupSession } from '../helpers/dashboard.js'
 import { postEvent, sampleEvent, startTestStack, waitFor, type TestStack } from '../helpers/stack.js'
 
-interface Teardown {
-  teardown(fn: () => unknown): void
-}
-
-/** A dashboard on its own uWS app (port 0) over a real stack's database and Redis. */
-async function startDashboard(t: Teardown, options: { codehost?: CodehostPlugin; secureCookies?: boolean; events?: boolean } = {}): Promise<{ stack: TestStack; baseUrl: string; deps: DashboardDeps }> {
-  // With events, the stack's own ingress and a grouper turn posted events into issues.
-  const stack = await startTestStack(t, options.events ? { worker: true } : { ingress: false })
-  const app = uWS.App()
-  const socket = await new Promise<uWS.us_listen_socket>((resolve, reject) => app.listen('127.0.0.1', 0, (s) => (s ? resolve(s) : reject(new Error('no port')))))
-  t.teardown(() => {
-    uWS.us_listen_socket_close(socket)
-    ;(app as unknown as { close(): void }).close()
-  })
-  const baseUrl = `http://127.0.0.1:${uWS.us_socket_local_port(socket)}`
-  const log = createLogger('silent')
-  const setup: SetupDeps = { db: stack.db, redis: stack.redis, keys: stack.keys, log, baseUrl, limits: stack.config.setup, codehost: options.codehost, chat: undefined }
-  const deps: DashboardDeps = { setup, log, baseUrl, dashboardOrigin: undefined, codehost: options.codehost, secureCookies: options.secureCookies ?? false, redisKeyPrefix: stack.prefix }
-  registerDashboardRoutes(app, deps)
-  return { stack, baseUrl, deps }
-}
-
-/** A browser without a browser: a cookie jar, manual redirects, and the CSRF field of the last page. */
-class Client {
-  readonly cookies = new Map<string, string>()
-  csrf = ''
-  constructor(readonly baseUrl: string) {}
-
-  async request(path: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}) {
-    const headers: Record<string, string> = { ...init.headers }
-    if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ')
-    if (init.form) headers['content-type'] = 'application/x-www-form-urlencoded'
-    const response = await fetch(`${this.baseUrl}${path}`, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body: init.form ? new URLSearchParams(init.form).toString() : undefined, redirect: 'manual' })
-    const setCookies = response.headers.getSetCookie()
-    for (const line of setCookies) {
-      const [pair] = line.split(';')
-      const at = pair!.indexOf('=')
-      const name = pair!.slice(0, at)
-      const value = pair!.slice(at + 1)
-      if (/Max-Age=0/.test(line)) this.cookies.delete(name)
-      else this.cookies.set(name, value)
-    }
-    const text = await response.text()
-    const field = /name="csrf" value="([^"]+)"/.exec(text)
-    if (field) this.csrf = field[1]!
-    return { status: response.status, text, headers: response.headers, setCookies, location: response.headers.get('location') ?? '' }
-  }
-
-  get(path: string) {
-    return this.request(path)
-  }
-
-  post(path: string, form: Record<string, string>, headers: Record<string, string> = {}) {
-    return this.request(path, { form: { csrf: this.csrf, ...form }, headers })
-  }
-
-  async signUp(email: string, password = 'correct horse battery', next = '/') {
-    await this.get(`/signup?next=${encodeURIComponent(next)}`)
-    return this.post('/signup', { email, password, display_name: '', next })
-  }
-}
-
-/** Signs client up and approves a new setup request into a project named name; answers its id. */
-async function ownedProject(stack: TestStack, deps: DashboardDeps, client: Client, name: string): Promise<string> {
-  const answer = await registerSession(deps.setup, { projectName: name, agentName: 'agent', gitRemote: '' }, '127.0.0.1')
-  const pollId = answer.poll_id as string
+/** Approves, as the signed-in client, a new setup request into a project named name; answers its id. */
+async function ownedProject(stack: TestStack, client: DashboardClient, name: string): Promise<string> {
+  const { pollId } = await registerSetupSession(stack, { projectName: name, agentName: 'agent', gitRemote: '' })
   await client.get(`/setup/${pollId}`)
   const approved = await client.post(`/setup/${pollId}/approve`, { project: 'new' })
   if (approved.status !== 200) throw new Error(`approve answered ${approved.status}`)
@@ -81,8 +14,8 @@ async function ownedProject(stack: TestStack, deps: DashboardDeps, client: Clien
 }
 
 t.test('a signed-out visit to the project list goes to sign-in, and a project page comes back to itself', async (t) => {
-  const { baseUrl } = await startDashboard(t)
-  const client = new Client(baseUrl)
+  const stack = await startTestStack(t)
+  const client = new DashboardClient(stack.baseUrl)
   const home = await client.get('/')
   t.equal(home.status, 302)
   t.equal(home.location, '/signin')
@@ -92,10 +25,10 @@ t.test('a signed-out visit to the project list goes to sign-in, and a project pa
 })
 
 t.test('the project list and pages show only the signed-in person’s projects; another person gets 404', async (t) => {
-  const { stack, deps, baseUrl } = await startDashboard(t)
-  const owner = new Client(baseUrl)
+  const stack = await startTestStack(t)
+  const owner = new DashboardClient(stack.baseUrl)
   await owner.signUp('owner@example.test')
-  const projectId = await ownedProject(stack, deps, owner, 'Storefront')
+  const projectId = await ownedProject(stack, owner, 'Storefront')
   const list = await owner.get('/')
   t.match(list.text, `<a href="/projects/${projectId}"><strong>Storefront</strong></a>`)
   t.notMatch(list.text, stack.projectId, 'the seeded project, owned by nobody, is not listed')
@@ -107,7 +40,7 @@ t.test('the project list and pages show only the signed-in person’s projects; 
   t.notMatch(overview.text, /svc_[psa]k_[a-z0-9]{12}_/, 'no key token is shown')
   t.match(overview.text, 'none uploaded')
 
-  const stranger = new Client(baseUrl)
+  const stranger = new DashboardClient(stack.baseUrl)
   await stranger.signUp('stranger@example.test')
   t.notMatch((await stranger.get('/')).text, 'Storefront')
   for (const path of [`/projects/${projectId}`, `/projects/${projectId}/issues`, `/projects/${projectId}/settings/codehost`, `/projects/${projectId}/issues/00000000-0000-4000-8000-000000000000`]) {
@@ -119,10 +52,11 @@ t.test('the project list and pages show only the signed-in person’s projects; 
 })
 
 t.test('the issue list and issue page show what the grouper stored, with hostile error text escaped', async (t) => {
-  const { stack, deps, baseUrl } = await startDashboard(t, { events: true })
-  const client = new Client(baseUrl)
+  // The ingress takes the event and a worker's grouper turns it into an issue.
+  const stack = await startTestStack(t, { worker: true })
+  const client = new DashboardClient(stack.baseUrl)
   await client.signUp('dev@example.test')
-  const projectId = await ownedProject(stack, deps, client, 'Shop')
+  const projectId = await ownedProject(stack, client, 'Shop')
   const { token } = await mintKey(stack.db, projectId, 'ingest', 'test')
   const hostile = '<img src=x onerror=alert(1)>'
   const event = sampleEvent({ error: { type: 'TypeError', message: hostile, stack: `TypeError: ${hostile}\n    at renderCart (http://localhost:5173/assets/index-4f3a9c2b.js:12:34)` } })
@@ -146,21 +80,20 @@ t.test('the issue list and issue page show what the grouper stored, with hostile
 })
 
 t.test('code-host settings show the attached repository and the install link only when an app exists', async (t) => {
-  const codehost: CodehostPlugin = { installUrl: () => 'https://codehost.example/apps/svc/installations/new', checkRepository: async () => ({ status: 'invalid', message: 'unused' }), oauth: undefined }
-  const withApp = await startDashboard(t, { codehost })
-  const client = new Client(withApp.baseUrl)
+  const withApp = await startTestStack(t, { plugins: { codehost: INSTALL_ONLY_CODEHOST, chat: undefined } })
+  const client = new DashboardClient(withApp.baseUrl)
   await client.signUp('settings@example.test')
-  const projectId = await ownedProject(withApp.stack, withApp.deps, client, 'Repo app')
-  await withApp.stack.db.query(`UPDATE projects SET codehost_repo = 'acme/shop', codehost_connected_at = now() WHERE id = $1`, [projectId])
+  const projectId = await ownedProject(withApp, client, 'Repo app')
+  await withApp.db.query(`UPDATE projects SET codehost_repo = 'acme/shop', codehost_connected_at = now() WHERE id = $1`, [projectId])
   const page = await client.get(`/projects/${projectId}/settings/codehost`)
   t.equal(page.status, 200)
   t.match(page.text, '<code>acme/shop</code>')
   t.match(page.text, 'href="https://codehost.example/apps/svc/installations/new"')
 
-  const without = await startDashboard(t)
-  const person = new Client(without.baseUrl)
+  const without = await startTestStack(t)
+  const person = new DashboardClient(without.baseUrl)
   await person.signUp('plain@example.test')
-  const plain = await ownedProject(without.stack, without.deps, person, 'No app')
+  const plain = await ownedProject(without, person, 'No app')
   const bare = await person.get(`/projects/${plain}/settings/codehost`)
   t.match(bare.text, 'no code host app configured')
   t.notMatch(bare.text, 'Install the code host app')

@@ -2,7 +2,7 @@
  * Writing dashboard answers over uWS: pages with their security headers, redirects and cookies.
  * Every write is corked (it may follow an await) and skipped when the browser went away.
  */
-import type { Exchange } from '../http.js'
+import { statusLine, type Exchange } from '../http.js'
 import type { SafeHtml } from './html.js'
 
 /** A page that ends a request early with a status and a message for the person. */
@@ -31,28 +31,11 @@ const PAGE_HEADERS: ReadonlyArray<[string, string]> = [
   ['Cache-Control', 'no-store'],
 ]
 
-const STATUS_LINES: Readonly<Record<number, string>> = {
-  200: '200 OK',
-  302: '302 Found',
-  303: '303 See Other',
-  400: '400 Bad Request',
-  401: '401 Unauthorized',
-  403: '403 Forbidden',
-  404: '404 Not Found',
-  409: '409 Conflict',
-  410: '410 Gone',
-  413: '413 Payload Too Large',
-  415: '415 Unsupported Media Type',
-  429: '429 Too Many Requests',
-  500: '500 Internal Server Error',
-  503: '503 Service Unavailable',
-}
-
 function write(ex: Exchange, status: number, headers: ReadonlyArray<[string, string]>, cookies: readonly string[], body: string): void {
   if (ex.aborted) return
   ex.aborted = true // one answer per exchange
   ex.res.cork(() => {
-    ex.res.writeStatus(STATUS_LINES[status] ?? String(status))
+    ex.res.writeStatus(statusLine(status))
     for (const [name, value] of headers) ex.res.writeHeader(name, value)
     for (const cookie of cookies) ex.res.writeHeader('Set-Cookie', cookie)
     ex.res.end(body)
