@@ -1,54 +1,46 @@
 /**
- * Where large blobs go (source maps now, recordings later): put and get by key. The folder store
- * is the embedded default; it writes to a temporary file and renames, so a reader never sees half
- * an object. S3 (S3_ENDPOINT) is not built yet: with it set, writes fail with a message saying so.
+ * Where large blobs go (source maps now, recordings later): put and get by key, served by an
+ * objectstore plugin. objectstore-fs (a local folder, SVC_OBJECT_DIR) is the default;
+ * objectstore-s3 is chosen when S3_ENDPOINT is set. Services see only ObjectStore.
  */
-import { randomBytes } from 'node:crypto'
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
 import type { ObjectStoreConfig } from './config.js'
+import { createLogger, type Logger } from './log.js'
+import { loadPlugin } from './plugins/loader.js'
+import { PluginError } from './plugins/plugin-error.js'
+import { ObjectStoreUnavailable, type ObjectStorePlugin } from './plugins/types.js'
 
-export interface ObjectStore {
-  put(key: string, body: Buffer): Promise<void>
-  /** The object, or undefined when there is none under key. */
-  get(key: string): Promise<Buffer | undefined>
-}
+export { ObjectStoreUnavailable }
 
-/** Thrown when the configured store cannot be used. */
-export class ObjectStoreUnavailable extends Error {}
+/** A store of objects by key; get answers undefined for a missing key, both throw ObjectStoreUnavailable when the store cannot be used. */
+export type ObjectStore = Pick<ObjectStorePlugin, 'put' | 'get'>
 
-const KEY_SHAPE = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/i
+/** The variable behind each setting, so a bad one is reported with what to fix. */
+const SETTING_SOURCES = Object.freeze({
+  dir: 'SVC_OBJECT_DIR',
+  endpoint: 'S3_ENDPOINT',
+  bucket: 'S3_BUCKET',
+  region: 'S3_REGION',
+  accessKeyId: 'S3_ACCESS_KEY_ID',
+  secretAccessKey: 'S3_SECRET_ACCESS_KEY',
+})
 
-/** The store the configuration names. */
-export function createObjectStore(config: ObjectStoreConfig): ObjectStore {
-  if (config.kind === 'fs') return folderStore(config.dir)
-  const unavailable = async (): Promise<never> => {
-    throw new ObjectStoreUnavailable('The S3 object store is not built yet. Unset S3_ENDPOINT to keep objects in a local folder (SVC_OBJECT_DIR).')
+/**
+ * Loads the store the configuration names and checks it once. A misconfigured store (no such
+ * bucket, credentials refused, a folder that cannot be written) stops start-up with a
+ * PluginError; a store that is merely down only logs a warning, since ingestion does not need it
+ * and uploads answer 503 until it is back.
+ */
+export async function createObjectStore(config: ObjectStoreConfig, log: Logger = createLogger('warn')): Promise<ObjectStore> {
+  const name = config.kind === 's3' ? 'objectstore-s3' : 'objectstore-fs'
+  const settings: Record<string, unknown> = config.kind === 's3' && config.s3 ? { ...config.s3 } : { dir: config.dir }
+  const pluginLog = log.child({ plugin: name })
+  const store = await loadPlugin('objectstore', name, settings, { log: pluginLog }, { settingSources: SETTING_SOURCES })
+  try {
+    await store.check()
+  } catch (error) {
+    if (!(error instanceof ObjectStoreUnavailable)) throw error
+    if (error.fault === 'misconfigured') throw new PluginError(name, 'objectstore', `cannot be used: ${error.message}`)
+    pluginLog.warn('object store unavailable at start-up; source-map uploads answer 503 until it is back', { error: error.message })
   }
-  return { put: unavailable, get: unavailable }
-}
-
-/** Objects as files under dir, one per key. */
-export function folderStore(dir: string): ObjectStore {
-  const pathOf = (key: string): string => {
-    if (!KEY_SHAPE.test(key)) throw new Error(`invalid object key "${key}"`)
-    return join(dir, key)
-  }
-  return {
-    async put(key, body) {
-      const path = pathOf(key)
-      await mkdir(dirname(path), { recursive: true })
-      const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`
-      await writeFile(temporary, body)
-      await rename(temporary, path)
-    },
-    async get(key) {
-      try {
-        return await readFile(pathOf(key))
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-        throw error
-      }
-    },
-  }
+  return store
 }

@@ -10,7 +10,8 @@ const configSchema = {
   type: 'object',
   properties: {
     endpoint: { type: 'string', format: 'uri', pattern: '^https?://', description: 'Address of the S3 API, e.g. http://objectstore:9000 (S3_ENDPOINT).' },
-    bucket: { type: 'string', minLength: 3, maxLength: 63, description: 'Bucket the objects go in; it must exist (S3_BUCKET).' },
+    // Length and characters are the store's to judge: AWS wants 3 to 63, Ceph can be told to allow more.
+    bucket: { type: 'string', minLength: 1, description: 'Bucket the objects go in; it must exist (S3_BUCKET).' },
     region: { type: 'string', minLength: 1, default: 'us-east-1', description: 'Region the requests are signed for (S3_REGION); MinIO accepts us-east-1.' },
     accessKeyId: { type: 'string', minLength: 1, description: 'Access key id (S3_ACCESS_KEY_ID).' },
     secretAccessKey: { type: 'string', minLength: 1, description: 'Secret access key (S3_SECRET_ACCESS_KEY); never logged.' },

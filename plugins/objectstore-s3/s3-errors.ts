@@ -27,7 +27,8 @@ interface SdkError {
 export function unavailableFrom(error: unknown, address: StoreAddress, doing: string): ObjectStoreUnavailable {
   const sdk = (typeof error === 'object' && error !== null ? error : {}) as SdkError
   const status = sdk.$metadata?.httpStatusCode
-  const code = safeCode(sdk.name)
+  // HEAD answers have no body, so the SDK can only call their errors Unknown or NotFound.
+  const code = sdk.name === 'Unknown' || sdk.name === 'UnknownError' ? undefined : safeCode(sdk.name)
   const store = `the S3 object store at ${address.origin}`
   if (status === undefined) {
     // No HTTP answer at all: refused, reset, timed out, or a name that does not resolve.

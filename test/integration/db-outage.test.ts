@@ -48,7 +48,7 @@ t.test('a database outage longer than every retry backoff dead-letters nothing: 
   t.teardown(() => db.close())
   // Retries 20 ms apart: three attempts would be spent in well under a second of outage.
   const config = loadConfig({ SVC_STREAM_RETRY_BASE_MS: '20', SVC_STREAM_MAX_ATTEMPTS: '3', LOG_LEVEL: 'silent' })
-  const worker = await startWorker({ db, objects: createObjectStore(stack.config.objectStore), redis: stack.redis, keys: stack.keys, log: createLogger('silent'), services: ['grouper'], timing: config.stream, healthPort: 0, healthHost: '127.0.0.1' })
+  const worker = await startWorker({ db, objects: await createObjectStore(stack.config.objectStore), redis: stack.redis, keys: stack.keys, log: createLogger('silent'), services: ['grouper'], timing: config.stream, healthPort: 0, healthHost: '127.0.0.1' })
   t.teardown(() => worker.stop())
 
   await proxy.cut()

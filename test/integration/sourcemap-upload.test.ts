@@ -25,7 +25,7 @@ t.test('a source-map key uploads a map, which is stored, recorded and sets the s
   const after = await stack.db.query<{ at: Date | null }>('SELECT sourcemaps_uploaded_at AS at FROM projects WHERE id = $1', [stack.projectId])
   t.ok(after.rows[0]!.at instanceof Date, 'the project now has sourcemaps_uploaded')
 
-  const maps = storedMaps(stack.db, createObjectStore(stack.config.objectStore))
+  const maps = storedMaps(stack.db, await createObjectStore(stack.config.objectStore))
   t.equal(await maps.byUrlPath(stack.projectId, 'shop@2.0.0', '/assets/pay-1a2b.js'), MAP, 'found by release and path, byte for byte')
   t.equal(await maps.byDebugId(stack.projectId, 'c0ffee00-0000-4000-8000-0000000000aa'), MAP, 'and by debug id')
   t.equal(await maps.byUrlPath(stack.projectId, 'shop@1.0.0', '/assets/pay-1a2b.js'), undefined, 'not for another release')
@@ -64,11 +64,11 @@ t.test('every bad upload gets its status and code and stores nothing', async (t)
   t.equal(fact.rows[0]!.at, null, 'and the fact is not set')
 })
 
-t.test('with S3_ENDPOINT set, an upload answers 503 saying the S3 store is not built, and records nothing', async (t) => {
+t.test('with S3_ENDPOINT where nothing listens, an upload answers 503 saying what to check, and records nothing', async (t) => {
   const stack = await startTestStack(t, { env: { S3_ENDPOINT: 'http://127.0.0.1:9', S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'a', S3_SECRET_ACCESS_KEY: 's' } })
   const answer = await upload(stack, await stack.mint('sourcemap'), '?release=r&path=/a.js', MAP)
   t.equal(answer.status, 503)
   t.equal(answer.body.code, 'objectstore_unavailable')
-  t.match(answer.body.message, /not built yet/)
+  t.match(answer.body.message, /did not answer \(ECONNREFUSED\)\. Check that it is running and that S3_ENDPOINT points at it/)
   t.equal((await stack.db.query('SELECT 1 FROM sourcemaps')).rowCount, 0)
 })
