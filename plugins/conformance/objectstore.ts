@@ -1,0 +1,140 @@
+/**
+ * The conformance suite for objectstore plugins: any plugin of kind objectstore, ours or a
+ * stranger's, runs it against a store its test provides (see plugins/README.md). It covers the
+ * put/get contract byte for byte (binary, empty, several MiB), missing keys, overwrites,
+ * concurrent writers, the key shape, and that a store that cannot be used throws
+ * ObjectStoreUnavailable with a message that carries no secret, in errors and log lines alike.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import type { Test } from 'tap'
+import { checkPluginModule, instantiatePlugin } from '../../shared/plugins/loader.js'
+import { ObjectStoreUnavailable, type ObjectStorePlugin, type PluginModule } from '../../shared/plugins/types.js'
+import { assertNoSecrets, capturingLogger } from './leaks.js'
+
+/** One way the store can be unusable, arranged by the harness. */
+export interface ObjectStoreOutage {
+  /** What is wrong, for test titles: "the store answers 500". */
+  readonly what: string
+  /** Arranges the outage and answers settings of a store that suffers it. */
+  start(): Promise<Record<string, unknown>>
+  /** Undoes start(), so later tests see a working store. */
+  end(): Promise<void>
+}
+
+/** A store the plugin can use (a folder, an S3 stand-in on 127.0.0.1), with controls. */
+export interface ObjectStoreHarness {
+  /** Settings of a working, empty store. */
+  settings(): Record<string, unknown>
+  /** Ways the store can be down or misconfigured; at least one. */
+  outages(): ObjectStoreOutage[]
+  /** Values that must never appear in an error or a log line (secret keys). */
+  secrets(): string[]
+  /** The bytes the store itself holds under key (read behind the plugin's back), to prove a put landed. */
+  stored(key: string): Promise<Buffer | undefined>
+}
+
+const MIB = 1024 * 1024
+
+/** Runs the objectstore conformance suite against module as subtests of t. */
+export async function objectStoreConformance(t: Test, module: unknown, harness: ObjectStoreHarness): Promise<void> {
+  const plugin = checkPluginModule('objectstore', (module as PluginModule).manifest?.name ?? 'unknown', module, false)
+  const { log, lines } = capturingLogger()
+  const errors: string[] = []
+  const create = (settings: Record<string, unknown>): Promise<ObjectStorePlugin> => instantiatePlugin(plugin, 'objectstore', settings, { log })
+  const store = await create(harness.settings())
+  // Keys unique to this run, so a shared store (a real bucket) cannot make a test pass by accident.
+  const run = `conformance/${randomBytes(6).toString('hex')}`
+
+  await t.test('check() passes on a working store', async (t) => {
+    await t.resolves(store.check())
+  })
+
+  await t.test('an object put is read back byte for byte, as a Buffer, and lands in the store', async (t) => {
+    const body = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), randomBytes(4096), Buffer.from('\r\n\0\u00e9\u{1f600}')])
+    await store.put(`${run}/binary.bin`, body)
+    const read = await store.get(`${run}/binary.bin`)
+    t.ok(Buffer.isBuffer(read), 'get answers a Buffer')
+    t.ok(read?.equals(body), 'the same bytes, every byte value included')
+    t.ok((await harness.stored(`${run}/binary.bin`))?.equals(body), 'the store itself holds them')
+  })
+
+  await t.test('an empty object is an object, not a missing one', async (t) => {
+    await store.put(`${run}/empty`, Buffer.alloc(0))
+    const read = await store.get(`${run}/empty`)
+    t.ok(read !== undefined && read.length === 0, 'zero bytes, not undefined')
+  })
+
+  await t.test('a key nobody put answers undefined', async (t) => {
+    t.equal(await store.get(`${run}/never-put.map`), undefined, 'beside other objects')
+    t.equal(await store.get(`${randomBytes(6).toString('hex')}/nothing/here.map`), undefined, 'under a prefix nobody used')
+    await store.put(`${run}/dir/inner.map`, Buffer.from('x'))
+    t.equal(await store.get(`${run}/dir`), undefined, 'a prefix of other keys is not an object')
+  })
+
+  await t.test('a second put under a key replaces the first', async (t) => {
+    await store.put(`${run}/overwrite.map`, Buffer.from('first version, which is longer'))
+    await store.put(`${run}/overwrite.map`, Buffer.from('second'))
+    t.equal((await store.get(`${run}/overwrite.map`))?.toString(), 'second')
+  })
+
+  await t.test('a large object (6 MiB) round-trips intact', async (t) => {
+    const body = randomBytes(6 * MIB)
+    await store.put(`${run}/large.bin`, body)
+    const read = await store.get(`${run}/large.bin`)
+    t.equal(read?.length, body.length, 'same length')
+    t.equal(digest(read), digest(body), 'same SHA-256')
+  })
+
+  await t.test('concurrent puts all land, and concurrent writers of one key leave one whole object', async (t) => {
+    const bodies = Array.from({ length: 16 }, (_, i) => Buffer.concat([Buffer.from(`object ${i}:`), randomBytes(64 * 1024)]))
+    await Promise.all(bodies.map((body, i) => store.put(`${run}/many/${i}.bin`, body)))
+    const read = await Promise.all(bodies.map((_, i) => store.get(`${run}/many/${i}.bin`)))
+    t.ok(read.every((body, i) => body?.equals(bodies[i]!)), 'each key holds its own bytes')
+    await Promise.all(bodies.map((body) => store.put(`${run}/contended.bin`, body)))
+    const winner = await store.get(`${run}/contended.bin`)
+    t.ok(bodies.some((body) => body.equals(winner ?? Buffer.alloc(0))), 'exactly one writer’s bytes, never a mix or a truncation')
+  })
+
+  await t.test('refuses keys outside the key shape before touching the store', async (t) => {
+    for (const key of ['', '/absolute', '../escape', 'a/../../escape', 'a//b', 'trailing/', '.hidden', 'space in key', 'a\\b']) {
+      await t.rejects(store.put(key, Buffer.from('x')), `put ${JSON.stringify(key)}`)
+      await t.rejects(store.get(key), `get ${JSON.stringify(key)}`)
+    }
+  })
+
+  for (const outage of harness.outages()) {
+    await t.test(`${outage.what}: put, get and check throw ObjectStoreUnavailable saying what to check, without secrets`, async (t) => {
+      const broken = await create(await outage.start())
+      t.teardown(() => outage.end())
+      // Settled as they start: all three run at once, and none is left rejecting unobserved.
+      const settle = (attempt: Promise<unknown>): Promise<unknown> =>
+        attempt.then(
+          () => undefined,
+          (reason: unknown) => reason,
+        )
+      const attempts: Array<[string, Promise<unknown>]> = [
+        ['put', settle(broken.put(`${run}/during-outage.map`, Buffer.from('{}')))],
+        ['get', settle(broken.get(`${run}/binary.bin`))],
+        ['check', settle(broken.check())],
+      ]
+      for (const [what, attempt] of attempts) {
+        const error = await attempt
+        t.type(error, ObjectStoreUnavailable, `${what} throws ObjectStoreUnavailable`)
+        const message = String((error as Error | undefined)?.message ?? '')
+        errors.push(message)
+        t.ok(message.length > 20, `${what}: the message says what is wrong`)
+      }
+    })
+  }
+
+  await t.test('no secret reaches an error message or a log line', async (t) => {
+    assertNoSecrets(t, errors.join('\n'), harness.secrets(), 'every error message')
+    assertNoSecrets(t, lines.join('\n'), harness.secrets(), 'the log')
+  })
+}
+
+function digest(body: Buffer | undefined): string {
+  return createHash('sha256')
+    .update(body ?? Buffer.alloc(0))
+    .digest('hex')
+}
