@@ -32,7 +32,9 @@ export function unavailableFrom(error: unknown, address: StoreAddress, doing: st
   const store = `the S3 object store at ${address.origin}`
   if (status === undefined) {
     // No HTTP answer at all: refused, reset, timed out, or a name that does not resolve.
-    const cause = safeCode(sdk.code) ?? code ?? 'no answer'
+    // AbortError: the operation's deadline passed (s3-store.ts). The SDK also names a reset
+    // socket TimeoutError, so a Node code such as ECONNRESET, when there is one, says more.
+    const cause = sdk.name === 'AbortError' ? 'timed out' : (safeCode(sdk.code) ?? (sdk.name === 'TimeoutError' ? 'timed out' : (code ?? 'no answer')))
     return new ObjectStoreUnavailable(`Could not ${doing}: ${store} did not answer (${cause}). Check that it is running and that S3_ENDPOINT points at it.`, 'down')
   }
   const answered = `${store} answered ${status}${code ? ` ${code}` : ''}`

@@ -4,8 +4,16 @@
  */
 import { GetObjectCommand, HeadBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import { OBJECT_KEY, type ObjectStorePlugin } from '../../shared/plugins/types.js'
-import { SECOND } from '../../shared/time.js'
+import { MINUTE, SECOND } from '../../shared/time.js'
 import { unavailableFrom, type StoreAddress } from './s3-errors.js'
+
+/**
+ * Longest each operation may take, retries included. A store that accepts connections and then
+ * hangs would otherwise hold an upload, or a grouper batch waiting on a map, for every retry's
+ * idle timeout in turn. A put may carry 50 MiB; a get sits on the grouper's path; a check only
+ * delays start-up.
+ */
+const DEADLINE = { put: 2 * MINUTE, get: 20 * SECOND, check: 10 * SECOND } as const
 
 /** Settings after the loader applied the schema's defaults. */
 export interface S3Settings {
@@ -32,7 +40,7 @@ export function s3Store(settings: S3Settings): ObjectStorePlugin {
     // Three tries with the SDK's jittered backoff ride out a blip; an upload then answers 503.
     maxAttempts: 3,
     // A dead host is noticed in seconds; socketTimeout is idle time, so a 50 MiB map on a slow link still fits.
-    requestHandler: { connectionTimeout: 5 * SECOND, socketTimeout: 30 * SECOND },
+    requestHandler: { connectionTimeout: 5 * SECOND, socketTimeout: 10 * SECOND },
   })
   const address: StoreAddress = { origin: new URL(settings.endpoint).origin, bucket: settings.bucket }
   const checkKey = (key: string): void => {
@@ -43,7 +51,7 @@ export function s3Store(settings: S3Settings): ObjectStorePlugin {
     async put(key, body) {
       checkKey(key)
       try {
-        await client.send(new PutObjectCommand({ Bucket: settings.bucket, Key: key, Body: body, ContentLength: body.length }))
+        await client.send(new PutObjectCommand({ Bucket: settings.bucket, Key: key, Body: body, ContentLength: body.length }), { abortSignal: AbortSignal.timeout(DEADLINE.put) })
       } catch (error) {
         throw unavailableFrom(error, address, `write object ${key}`)
       }
@@ -51,7 +59,7 @@ export function s3Store(settings: S3Settings): ObjectStorePlugin {
     async get(key) {
       checkKey(key)
       try {
-        const answer = await client.send(new GetObjectCommand({ Bucket: settings.bucket, Key: key }))
+        const answer = await client.send(new GetObjectCommand({ Bucket: settings.bucket, Key: key }), { abortSignal: AbortSignal.timeout(DEADLINE.get) })
         if (answer.Body === undefined) return Buffer.alloc(0)
         const bytes = await answer.Body.transformToByteArray()
         return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
@@ -62,7 +70,7 @@ export function s3Store(settings: S3Settings): ObjectStorePlugin {
     },
     async check() {
       try {
-        await client.send(new HeadBucketCommand({ Bucket: settings.bucket }))
+        await client.send(new HeadBucketCommand({ Bucket: settings.bucket }), { abortSignal: AbortSignal.timeout(DEADLINE.check) })
       } catch (error) {
         throw unavailableFrom(error, address, `use bucket "${settings.bucket}"`)
       }

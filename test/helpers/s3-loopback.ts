@@ -3,15 +3,15 @@
  * objectstore-s3 uses (path-style PUT, GET and HEAD of objects, HEAD of a bucket), with S3's
  * XML errors. Every request must carry an AWS Signature Version 4 Authorization header for the
  * configured key pair, and the signature is checked, so a client that signs with the wrong
- * secret, region or payload hash is refused as S3 would refuse it. Controls make it answer 500
- * or drop every connection.
+ * secret, region or payload hash is refused as S3 would refuse it. Controls make it answer 500,
+ * drop every connection, or hang.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 
-/** How the loopback answers: normally, with 500 InternalError, or by resetting every connection. */
-export type S3LoopbackMode = 'ok' | 'failing' | 'unreachable'
+/** How the loopback answers: normally, with 500 InternalError, by resetting every connection, or never (connections accepted, requests left hanging). */
+export type S3LoopbackMode = 'ok' | 'failing' | 'unreachable' | 'hanging'
 
 /** One request as the loopback saw it. */
 export interface S3Request {
@@ -63,6 +63,7 @@ export async function startS3Loopback(options: { bucket?: string; region?: strin
 
   const server = createServer((req, res) => {
     if (mode === 'unreachable') return void req.socket.destroy()
+    if (mode === 'hanging') return
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {

@@ -105,3 +105,15 @@ t.test('a bad setting is reported with the variable behind it and never its valu
   t.match((error as Error).message, /"bucket" \(set by S3_BUCKET\) must NOT have fewer than 1 characters/)
   assertNoSecrets(t, (error as Error).message, [s3.secretAccessKey, 'ftp://files.example'], 'the error')
 })
+
+t.test('a store that accepts connections and never answers is given up on at the deadline, not after every retry', async (t) => {
+  const store = await loadPlugin('objectstore', 'objectstore-s3', s3.settings(), { log: capturingLogger().log })
+  s3.setMode('hanging')
+  t.teardown(() => s3.setMode('ok'))
+  const started = Date.now()
+  const error = await caught(store.check())
+  const waited = Date.now() - started
+  t.match(error, { fault: 'down', message: /did not answer \(timed out\)\. Check that it is running/ })
+  // check's deadline is 10 s; three idle timeouts of 10 s each would take 30 s.
+  t.ok(waited >= 9_000 && waited < 15_000, `gave up after ${waited} ms`)
+})
