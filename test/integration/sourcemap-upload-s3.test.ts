@@ -47,10 +47,11 @@ async function sendCrash(stack: TestStack): Promise<void> {
 
 type StoredFrame = { file: string; original?: { file: string; function?: string }; unresolved?: string }
 
-async function storedFrames(stack: TestStack): Promise<StoredFrame[]> {
-  await waitFor(async () => (await stack.db.query('SELECT 1 FROM events')).rowCount === 1, 15_000, 50)
-  const { rows } = await stack.db.query<{ grouping: { frames: StoredFrame[] } }>('SELECT grouping FROM events')
-  return rows[0]!.grouping.frames
+/** The frames of the count-th stored event (oldest first), once it is stored. */
+async function storedFrames(stack: TestStack, count = 1): Promise<StoredFrame[]> {
+  await waitFor(async () => (await stack.db.query('SELECT 1 FROM events')).rowCount === count, 15_000, 50)
+  const { rows } = await stack.db.query<{ grouping: { frames: StoredFrame[] } }>('SELECT grouping FROM events ORDER BY received_at')
+  return rows[count - 1]!.grouping.frames
 }
 
 t.test('an uploaded map lands in the S3 bucket under its recorded key, and the grouper reads it from there', async (t) => {
@@ -93,15 +94,20 @@ t.test('while S3 answers 500 or drops connections, an upload answers 503 objects
   t.equal((await stack.db.query('SELECT 1 FROM sourcemaps')).rowCount, 1)
 })
 
-t.test('while S3 is down, an event whose map is in S3 is still grouped, its frames minified with map_missing', async (t) => {
+t.test('while S3 is down, an event whose map is in S3 is still grouped, minified with map_missing, apart from the same error symbolicated', async (t) => {
   const { s3, stack, key } = await s3Stack(t)
   t.equal((await upload(stack, key)).status, 201)
   s3.setMode('failing')
-  t.teardown(() => s3.setMode('ok'))
   await sendCrash(stack)
-  const frames = await storedFrames(stack)
-  t.match(frames[0], { file: URL_OF_BUNDLE, unresolved: 'map_missing' }, 'the frame stays minified and says why')
-  t.notOk(frames.some((f) => f.original), 'nothing symbolicated')
-  const { rows } = await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM issues')
-  t.equal(rows[0]!.n, 1, 'the event was grouped into an issue, not held or dead-lettered')
+  const during = await storedFrames(stack)
+  t.match(during[0], { file: URL_OF_BUNDLE, unresolved: 'map_missing' }, 'the frame stays minified and says why')
+  t.notOk(during.some((f) => f.original), 'nothing symbolicated')
+  const issues = async () => (await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM issues')).rows[0]!.n
+  t.equal(await issues(), 1, 'the event was grouped into an issue, not held or dead-lettered')
+
+  s3.setMode('ok')
+  await sendCrash(stack)
+  const after = await storedFrames(stack, 2)
+  t.match(after[0], { original: { file: 'src/cart.ts', function: 'totalOf' } }, 'the failed read was not remembered: the next event is symbolicated')
+  t.equal(await issues(), 2, 'grouped on original frames, it joins another issue than the one made during the outage')
 })
