@@ -7,6 +7,7 @@ import { startIngress } from '../../services/ingress/index.js'
 import { loadContext, requireExternal, untilSignal } from '../context.js'
 import { startIngressThreads } from '../ingress-threads.js'
 import { loadConfiguredPlugins } from '../../shared/plugins/loader.js'
+import { oauthWarnings } from '../../services/ingress/dashboard/oauth-settings.js'
 
 export class IngressCommand extends Command {
   static override paths = [['ingress']]
@@ -14,6 +15,7 @@ export class IngressCommand extends Command {
 
   async execute(): Promise<number> {
     const { config, log } = loadContext('ingress')
+    for (const warning of oauthWarnings(config)) log.warn(warning)
     const { databaseUrl, redisUrl } = requireExternal(config, 'ingress')
     if (config.ingressThreads > 1) {
       try {

@@ -16,6 +16,7 @@ import { startIngress } from '../../services/ingress/index.js'
 import { startWorker } from '../../services/worker/index.js'
 import { loadContext, untilSignal, type Context } from '../context.js'
 import { loadConfiguredPlugins } from '../../shared/plugins/loader.js'
+import { oauthWarnings } from '../../services/ingress/dashboard/oauth-settings.js'
 
 type Stop = () => Promise<unknown>
 
@@ -25,6 +26,7 @@ export class UpCommand extends Command {
 
   async execute(): Promise<number> {
     const ctx = loadContext('up')
+    for (const warning of oauthWarnings(ctx.config)) ctx.log.warn(warning)
     const stops: Stop[] = []
     try {
       let redisUrl = ctx.config.redisUrl
