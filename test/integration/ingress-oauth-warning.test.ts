@@ -20,7 +20,7 @@ function freePort(): Promise<number> {
 }
 
 /** Starts `svc ingress` with code-host sign-in configured; resolves with its stderr once it listens. */
-async function startupLog(t: Tap.Test, extra: Record<string, string>): Promise<string> {
+async function startupLog(t: { teardown(fn: () => unknown): void }, extra: Record<string, string>): Promise<string> {
   const stack = await startTestStack(t, { ingress: false })
   const child = spawn(process.execPath, [SVC, 'ingress'], {
     env: childEnv({
