@@ -20,7 +20,7 @@ const redis = createRedis(redisUrl, { enableAutoPipelining: true })
 const tell = (message: ThreadMessage): void => port.postMessage(message)
 
 try {
-  const ingress = await startIngress({ db, objects: await createObjectStore(config.objectStore), redis, keys: streamKeys(config.redisKeyPrefix), log, config, plugins: await loadConfiguredPlugins(config, log), port: (workerData as { port: number }).port, host: config.ingestionHost })
+  const ingress = await startIngress({ db, objects: await createObjectStore(config.objectStore, log), redis, keys: streamKeys(config.redisKeyPrefix), log, config, plugins: await loadConfiguredPlugins(config, log), port: (workerData as { port: number }).port, host: config.ingestionHost })
   port.once('message', () => {
     void (async () => {
       await ingress.stop()

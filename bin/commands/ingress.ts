@@ -31,7 +31,7 @@ export class IngressCommand extends Command {
     const db = createDb(databaseUrl, { applicationName: 'svc-ingress' })
     const redis = createRedis(redisUrl, { enableAutoPipelining: true })
     try {
-      const ingress = await startIngress({ db, objects: await createObjectStore(config.objectStore), redis, keys: streamKeys(config.redisKeyPrefix), log, config, plugins: await loadConfiguredPlugins(config, log), port: config.ingestionPort, host: config.ingestionHost })
+      const ingress = await startIngress({ db, objects: await createObjectStore(config.objectStore, log), redis, keys: streamKeys(config.redisKeyPrefix), log, config, plugins: await loadConfiguredPlugins(config, log), port: config.ingestionPort, host: config.ingestionHost })
       await untilSignal(log)
       await ingress.stop()
       return 0

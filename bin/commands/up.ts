@@ -66,7 +66,7 @@ async function runEmbedded(ctx: Context, redisUrl: string, stops: Stop[]): Promi
   const redis = createRedis(redisUrl, { enableAutoPipelining: true })
   stops.push(async () => redis.disconnect())
   const keys = streamKeys(ctx.config.redisKeyPrefix)
-  const objects = await createObjectStore(ctx.config.objectStore)
+  const objects = await createObjectStore(ctx.config.objectStore, ctx.log)
   const worker = await startWorker({ db, objects, redis, keys, log: ctx.log, services: ctx.config.services, timing: ctx.config.stream, healthPort: ctx.config.workerHealthPort })
   stops.push(() => worker.stop())
   const ingress = await startIngress({ db, objects, redis, keys, log: ctx.log, config: ctx.config, plugins: await loadConfiguredPlugins(ctx.config, ctx.log), port: ctx.config.ingestionPort, host: ctx.config.ingestionHost })

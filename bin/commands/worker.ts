@@ -16,7 +16,7 @@ export class WorkerCommand extends Command {
     const db = createDb(databaseUrl, { applicationName: 'svc-worker' })
     const redis = createRedis(redisUrl)
     try {
-      const worker = await startWorker({ db, objects: await createObjectStore(config.objectStore), redis, keys: streamKeys(config.redisKeyPrefix), log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort })
+      const worker = await startWorker({ db, objects: await createObjectStore(config.objectStore, log), redis, keys: streamKeys(config.redisKeyPrefix), log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort })
       await untilSignal(log)
       await worker.stop()
       return 0

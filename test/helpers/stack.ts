@@ -98,7 +98,7 @@ export async function startTestStack(
     ingestKey: SEED_INGEST_KEY,
     baseUrl: '',
     async startWorker() {
-      const worker = await startWorker({ db, objects: await createObjectStore(config.objectStore), redis, keys, log, services: config.services, timing: config.stream, healthPort: 0, healthHost: '127.0.0.1' })
+      const worker = await startWorker({ db, objects: await createObjectStore(config.objectStore, log), redis, keys, log, services: config.services, timing: config.stream, healthPort: 0, healthHost: '127.0.0.1' })
       workers.push(worker)
       stack.worker ??= worker
       return worker
@@ -113,12 +113,14 @@ export async function startTestStack(
       await db.close()
     },
   }
+  // Registered before anything starts, so a stack whose ingress or worker fails to start still
+  // closes its connections.
+  t.teardown(() => stack.close())
   if (options.ingress !== false) {
-    stack.ingress = await startIngress({ db, objects: await createObjectStore(config.objectStore), redis, keys, log, config, plugins: options.plugins ?? { codehost: undefined, chat: undefined }, port: 0, host: '127.0.0.1' })
+    stack.ingress = await startIngress({ db, objects: await createObjectStore(config.objectStore, log), redis, keys, log, config, plugins: options.plugins ?? { codehost: undefined, chat: undefined }, port: 0, host: '127.0.0.1' })
     stack.baseUrl = `http://127.0.0.1:${stack.ingress.port}`
   }
   if (options.worker) await stack.startWorker()
-  t.teardown(() => stack.close())
   return stack
 }
 
