@@ -74,6 +74,26 @@ function child(args: string[], env: Record<string, string>): ChildProcess {
   return proc
 }
 
+/**
+ * Starts `svc ingress` and resolves once every thread listens. /health answers as soon as the
+ * first thread does, and wrk's keep-alive connections stay where they first land: loading at
+ * that moment measured one thread, whatever SVC_INGRESS_THREADS said.
+ */
+async function startIngressChild(env: Record<string, string>): Promise<ChildProcess> {
+  const proc = spawn(process.execPath, [SVC, 'ingress'], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] })
+  let log = ''
+  await new Promise<void>((resolve, reject) => {
+    proc.stderr!.on('data', (chunk: Buffer) => {
+      log += chunk.toString()
+      for (const line of chunk.toString().split('\n')) if (/"level":"(warn|error)"/.test(line)) process.stderr.write(`${line}\n`)
+      if (/"msg":"ingress (threads )?listening"/.test(log) && (env.SVC_INGRESS_THREADS === '1' || log.includes('ingress threads listening'))) resolve()
+    })
+    proc.once('exit', (code) => reject(new Error(`svc ingress exited with ${code} before listening`)))
+  })
+  proc.stderr!.resume()
+  return proc
+}
+
 /** SIGTERM, then SIGKILL after 15 s: a server that does not stop must not hang the benchmark. */
 async function stopChild(proc: ChildProcess): Promise<void> {
   if (proc.exitCode !== null || proc.signalCode !== null) return
@@ -133,9 +153,8 @@ async function main(): Promise<void> {
     await stopChild(raw)
 
     // 2. accepted by the real ingress, no worker competing for the cores
-    const ingress = child([SVC, 'ingress'], env)
+    const ingress = await startIngressChild(env)
     children.push(ingress)
-    await waitHttp(`http://127.0.0.1:${INGRESS_PORT}/health`)
     const accepted = wrk(`http://127.0.0.1:${INGRESS_PORT}/api/v1/events`, body, { 'Content-Type': 'application/json', 'X-API-Key': SEED_INGEST_KEY })
     const queued = await redis.xlen(keys.events)
     const acceptedRps = ((accepted.requests - accepted.non2xx) / accepted.requests) * accepted.rps
@@ -171,9 +190,8 @@ async function main(): Promise<void> {
     const { rows: issueRows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM issues')
 
     // 4. event-to-issue latency at 1,000 events/s through ingress and the running worker
-    const ingress2 = child([SVC, 'ingress'], env)
+    const ingress2 = await startIngressChild(env)
     children.push(ingress2)
-    await waitHttp(`http://127.0.0.1:${INGRESS_PORT}/health`)
     const sentAt = new Map<string, number>()
     const rate = 1000
     const latencySeconds = 10

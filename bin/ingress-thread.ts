@@ -1,15 +1,18 @@
 /**
- * One ingress thread: its own database pool, Redis connections and uWS app, listening on the port
- * the parent names. Tells the parent when it listens (or why it could not) and stops when told.
+ * One ingress thread: its own database pool, Redis connections and uWS app. It prepares (the slow
+ * part: modules, plugins, the object-store check), says so, and listens only when the parent says
+ * listen, so every thread binds at about the same moment: connections that arrive while only one
+ * thread listens stay on it for their whole keep-alive life. Then it reports that it listens (or
+ * why it could not) and stops when told.
  */
-import { parentPort, workerData } from 'node:worker_threads'
+import { parentPort } from 'node:worker_threads'
 import { createDb } from '../shared/db.js'
 import { createObjectStore } from '../shared/object-store.js'
+import { loadConfiguredPlugins } from '../shared/plugins/loader.js'
 import { createRedis, streamKeys } from '../shared/redis.js'
 import { startIngress } from '../services/ingress/index.js'
 import { loadContext, requireExternal } from './context.js'
-import type { ThreadMessage } from './ingress-threads.js'
-import { loadConfiguredPlugins } from '../shared/plugins/loader.js'
+import type { ParentMessage, ThreadMessage } from './ingress-threads.js'
 
 const port = parentPort!
 const { config, log } = loadContext('ingress')
@@ -18,21 +21,30 @@ const { databaseUrl, redisUrl } = requireExternal(config, 'ingress')
 const db = createDb(databaseUrl, { max: 2, applicationName: 'svc-ingress' })
 const redis = createRedis(redisUrl, { enableAutoPipelining: true })
 const tell = (message: ThreadMessage): void => port.postMessage(message)
-
-try {
-  const ingress = await startIngress({ db, objects: await createObjectStore(config.objectStore, log), redis, keys: streamKeys(config.redisKeyPrefix), log, config, plugins: await loadConfiguredPlugins(config, log), port: (workerData as { port: number }).port, host: config.ingestionHost })
-  port.once('message', () => {
-    void (async () => {
-      await ingress.stop()
-      redis.disconnect()
-      await db.close()
-      port.close()
-    })()
-  })
-  tell({ type: 'listening', port: ingress.port })
-} catch (error) {
+const nextOrder = (): Promise<ParentMessage> => new Promise((resolve) => port.once('message', resolve))
+const release = async (): Promise<void> => {
   redis.disconnect()
   await db.close()
-  tell({ type: 'failed', message: (error as Error).message })
   port.close()
+}
+
+try {
+  const firstOrder = nextOrder()
+  const objects = await createObjectStore(config.objectStore, log)
+  const plugins = await loadConfiguredPlugins(config, log)
+  tell({ type: 'prepared' })
+  const order = await firstOrder
+  if (order.type !== 'listen') {
+    await release()
+  } else {
+    const ingress = await startIngress({ db, objects, redis, keys: streamKeys(config.redisKeyPrefix), log, config, plugins, port: order.port, host: config.ingestionHost })
+    void nextOrder().then(async () => {
+      await ingress.stop()
+      await release()
+    })
+    tell({ type: 'listening', port: ingress.port })
+  }
+} catch (error) {
+  tell({ type: 'failed', message: (error as Error).message })
+  await release()
 }
