@@ -234,7 +234,7 @@ async function main(): Promise<void> {
     console.log(`| drained (grouped and stored, stream empty) | ${(drainCounted / drainSeconds).toFixed(0)} events/s (${drainCounted} events timed, ${issueRows[0]!.n} issues, ${drainSeconds.toFixed(1)} s) | ≥ 5,000 events/s |`)
     console.log(`| event-to-issue p50 at ${rate}/s | ${percentile(latencies, 50).toFixed(0)} ms | — |`)
     console.log(`| event-to-issue p99 at ${rate}/s | ${percentile(latencies, 99).toFixed(0)} ms | < 1,000 ms |`)
-    console.log(`| checks | ${queued} entries queued in the accepted run (${accepted.non2xx} non-2xx); ${latencies.length}/${rate * latencySeconds} latency events stored | |`)
+    console.log(`| checks | ${queued} stream entries (each packs the events of one ingress turn) queued in the accepted run (${accepted.non2xx} non-2xx); ${latencies.length}/${rate * latencySeconds} latency events stored | |`)
   } finally {
     for (const proc of children) await stopChild(proc)
     const leftovers = await redis.keys(`${prefix}*`)

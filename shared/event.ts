@@ -48,3 +48,45 @@ export function envelopeFromFields(fields: Record<string, string>): EventEnvelop
   if (!id || !project || !key || !at || body === undefined) return undefined
   return { id, projectId: project, keyId: key, receivedAt: Number(at), body }
 }
+
+/**
+ * Packed entries: the events the ingress accepted in one turn of its event loop travel as one
+ * stream entry (fields `n` and `events`), which costs Redis and the client a fraction of one entry
+ * per event. Records are joined by U+001E and their fields by U+001F: a validated JSON text cannot
+ * contain either raw (control characters are escaped inside strings and not allowed outside), and
+ * ids, keys and times never do.
+ */
+const RECORD = '\u001e'
+const FIELD = '\u001f'
+
+/** One event as a packed record: id, project, key, time and body. */
+export function packedRecord(envelope: EventEnvelope): string {
+  return `${envelope.id}${FIELD}${envelope.projectId}${FIELD}${envelope.keyId}${FIELD}${envelope.receivedAt}${FIELD}${envelope.body}`
+}
+
+/** Joins packed records into the `events` field of one entry. */
+export function packRecords(records: readonly string[]): string {
+  return records.join(RECORD)
+}
+
+/** The envelopes of a stream entry, packed or single; records that are not whole are skipped and counted. */
+export function envelopesFromFields(fields: Record<string, string>): { envelopes: EventEnvelope[]; malformed: number } {
+  if (fields.events === undefined) {
+    const single = envelopeFromFields(fields)
+    return single ? { envelopes: [single], malformed: 0 } : { envelopes: [], malformed: 1 }
+  }
+  const envelopes: EventEnvelope[] = []
+  let malformed = 0
+  for (const record of fields.events.split(RECORD)) {
+    const a = record.indexOf(FIELD)
+    const b = record.indexOf(FIELD, a + 1)
+    const c = record.indexOf(FIELD, b + 1)
+    const d = record.indexOf(FIELD, c + 1)
+    if (a <= 0 || b <= a + 1 || c <= b + 1 || d <= c + 1) {
+      malformed++
+      continue
+    }
+    envelopes.push({ id: record.slice(0, a), projectId: record.slice(a + 1, b), keyId: record.slice(b + 1, c), receivedAt: Number(record.slice(c + 1, d)), body: record.slice(d + 1) })
+  }
+  return { envelopes, malformed }
+}

@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis'
 import type { StreamTiming } from '../../shared/config.js'
 import { isDatabaseOutage, type Db } from '../../shared/db.js'
 import type { ObjectStore } from '../../shared/object-store.js'
-import { envelopeFromFields, type EventEnvelope } from '../../shared/event.js'
+import { envelopeFields, envelopesFromFields, type EventEnvelope } from '../../shared/event.js'
 import type { Logger } from '../../shared/log.js'
 import { publishWake, type StreamKeys } from '../../shared/redis.js'
 import type { HostedService } from '../../shared/service.js'
@@ -26,6 +26,13 @@ export interface GrouperDeps {
   batchSize?: number
 }
 
+/** [name, value, name, value] as [name, value] pairs. */
+function pairsOf(flat: string[]): Array<[string, string]> {
+  const out: Array<[string, string]> = []
+  for (let i = 0; i < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!])
+  return out
+}
+
 /** Creates the grouper service (not yet started). */
 export function createGrouper(deps: GrouperDeps): HostedService {
   const log = deps.log.child({ service: 'grouper' })
@@ -33,9 +40,9 @@ export function createGrouper(deps: GrouperDeps): HostedService {
   const handler = async (entries: StreamEntry[]): Promise<void> => {
     const envelopes: EventEnvelope[] = []
     for (const entry of entries) {
-      const envelope = envelopeFromFields(entry.fields)
-      if (envelope) envelopes.push(envelope)
-      else log.error('events stream entry lacks envelope fields; skipped', { entry: entry.id })
+      const read = envelopesFromFields(entry.fields)
+      envelopes.push(...read.envelopes)
+      if (read.malformed > 0) log.error('events stream entry holds records without envelope fields; skipped', { entry: entry.id, records: read.malformed })
     }
     const outcome = await storeEventBatch(deps.db, envelopes, symbolicator)
     // After the commit: setup sessions held on "until an event arrives" re-read their facts.
@@ -55,6 +62,11 @@ export function createGrouper(deps: GrouperDeps): HostedService {
       retryBaseMs: deps.timing.retryBaseMs,
       maxAttempts: deps.timing.maxAttempts,
       isOutage: isDatabaseOutage,
+      // Storing is idempotent by event id: parts whose events were stored before are not counted twice.
+      split: (entry) => {
+        const { envelopes } = envelopesFromFields(entry.fields)
+        return envelopes.length > 1 ? envelopes.map((envelope) => Object.fromEntries(pairsOf(envelopeFields(envelope)))) : undefined
+      },
     })
     consumer.on('error', (error: unknown) => log.error('grouper consumer error', { error }))
     return consumer

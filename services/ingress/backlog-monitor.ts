@@ -1,4 +1,8 @@
-/** Back-pressure: a cached reading of the grouper's backlog, so no request pays a Redis call for it. */
+/**
+ * Back-pressure: a cached reading of the grouper's backlog, so no request pays a Redis call for it.
+ * The stream counts entries and an entry packs the events of one ingress turn, so the backlog in
+ * events is the entries times the events per entry the queue has been writing lately.
+ */
 import type { Redis } from 'ioredis'
 import { pairs } from '../../shared/streams/names.js'
 
@@ -8,21 +12,24 @@ export class BacklogMonitor {
   readonly #stream: string
   readonly #group: string
   readonly #limit: number
+  readonly #eventsPerEntry: () => number
   #backlog = 0
   #timer: NodeJS.Timeout | undefined
 
-  constructor(redis: Redis, stream: string, group: string, limit: number) {
+  constructor(redis: Redis, stream: string, group: string, limit: number, eventsPerEntry: () => number = () => 1) {
     this.#redis = redis
     this.#stream = stream
     this.#group = group
     this.#limit = limit
+    this.#eventsPerEntry = eventsPerEntry
   }
 
-  /** True when the group's undelivered plus unacked entries pass the limit. */
+  /** True when the group's undelivered plus unacked events (estimated from entries) pass the limit. */
   get full(): boolean {
-    return this.#backlog > this.#limit
+    return this.#backlog * Math.max(1, this.#eventsPerEntry()) > this.#limit
   }
 
+  /** Undelivered plus unacked entries. */
   get backlog(): number {
     return this.#backlog
   }

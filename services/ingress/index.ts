@@ -46,12 +46,13 @@ export async function startIngress(options: IngressOptions): Promise<Ingress> {
   // only added work on top of one call per batch.
   const queueRedis = options.redis.duplicate({ enableAutoPipelining: false })
   const { limits } = options.config
-  const backlog = new BacklogMonitor(options.redis, options.keys.events, GROUPS.grouper, limits.eventsBacklogLimit)
+  const queue = new EventQueue(queueRedis, options.keys, limits.eventsPerKeyPerMinute)
+  const backlog = new BacklogMonitor(options.redis, options.keys.events, GROUPS.grouper, limits.eventsBacklogLimit, () => queue.meanEventsPerEntry)
   backlog.start()
   const hub = new WakeHub(options.redis)
   const app = createIngressApp({
     auth: new KeyAuthenticator(options.db),
-    queue: new EventQueue(queueRedis, options.keys, limits.eventsPerKeyPerMinute),
+    queue,
     backlog,
     log,
     maxEventBytes: limits.maxEventBytes,

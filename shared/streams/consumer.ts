@@ -40,6 +40,13 @@ export interface ConsumerOptions {
    * longer than the backoff does not dead-letter everything that arrived during it.
    */
   isOutage?: (error: unknown) => boolean
+  /**
+   * The parts of an entry that carries several items (a packed entry), each as the fields of an
+   * entry of its own; undefined for an entry that cannot be split. An entry that fails on its own
+   * is replaced by its parts on the group's retry path (same attempt count), so the item at fault
+   * is retried and dead-lettered alone instead of taking the others with it.
+   */
+  split?: (entry: StreamEntry) => Array<Record<string, string>> | undefined
 }
 
 // Moves due entries from the delayed set to the retry stream, atomically, so two consumers
@@ -61,8 +68,9 @@ return #due
 type Reply = Array<[string, Array<[string, string[]]>]> | null
 
 export class StreamConsumer extends EventEmitter {
-  readonly #o: Required<Omit<ConsumerOptions, 'redis' | 'isOutage'>>
+  readonly #o: Required<Omit<ConsumerOptions, 'redis' | 'isOutage' | 'split'>>
   readonly #isOutage: (error: unknown) => boolean
+  readonly #split: ConsumerOptions['split']
   /** A batch an outage interrupted, tried again before anything new is read. */
   #held: StreamEntry[] | undefined
   readonly #redis: Redis
@@ -77,6 +85,7 @@ export class StreamConsumer extends EventEmitter {
   constructor(options: ConsumerOptions) {
     super()
     this.#redis = options.redis
+    this.#split = options.split
     this.#o = {
       stream: options.stream,
       group: options.group,
@@ -208,7 +217,9 @@ export class StreamConsumer extends EventEmitter {
           this.#held = entries.slice(i)
           throw error
         }
-        await this.#fail(entry, error as Error)
+        const parts = this.#split?.(entry)
+        if (parts && parts.length > 1) await this.#splitUp(entry, parts)
+        else await this.#fail(entry, error as Error)
       }
     }
   }
@@ -230,6 +241,17 @@ export class StreamConsumer extends EventEmitter {
     if (entry.source === this.#keys.retry) multi.xdel(entry.source, entry.id)
     await multi.exec()
     this.emit('retry', { id: entry.origin, attempt: entry.attempt, delayMs: Math.round(delay), error })
+  }
+
+  /** Replaces entry by its parts, due at once on the retry path, with the attempts it has used. */
+  async #splitUp(entry: StreamEntry, parts: Array<Record<string, string>>): Promise<void> {
+    const now = Date.now()
+    const multi = this.#redis.multi()
+    for (const f of parts) multi.zadd(this.#keys.delayed, now, JSON.stringify({ f, a: entry.attempt, o: entry.origin }))
+    multi.xack(entry.source, this.#o.group, entry.id)
+    if (entry.source === this.#keys.retry) multi.xdel(entry.source, entry.id)
+    await multi.exec()
+    this.emit('split', { id: entry.origin, parts: parts.length })
   }
 
   async #deadLetter(entry: StreamEntry, error: Error): Promise<void> {

@@ -166,3 +166,14 @@ export async function waitFor<T>(fn: () => Promise<T>, timeoutMs = 10_000, every
     await new Promise((resolve) => setTimeout(resolve, everyMs))
   }
 }
+
+/** How many events wait on the events stream: an entry packs the events of one ingress turn. */
+export async function queuedEvents(stack: Pick<TestStack, 'redis' | 'keys'>): Promise<number> {
+  const entries = (await stack.redis.xrange(stack.keys.events, '-', '+')) as Array<[string, string[]]>
+  let count = 0
+  for (const [, fields] of entries) {
+    const n = fields.indexOf('n')
+    count += n >= 0 && n % 2 === 0 ? Number(fields[n + 1]) : 1
+  }
+  return count
+}

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib'
 import t from 'tap'
-import { postEvent, sampleEvent, startTestStack, waitFor } from '../helpers/stack.js'
+import { postEvent, queuedEvents, sampleEvent, startTestStack, waitFor } from '../helpers/stack.js'
 
 const JSON_TYPE = { 'Content-Type': 'application/json' }
 
@@ -49,7 +49,7 @@ t.test('every bad input gets its status and code, and nothing is stored', async 
   await waitFor(async () => (await stack.db.query('SELECT 1 FROM events')).rowCount === 1)
   const { rows } = await stack.db.query<{ id: string }>('SELECT id FROM events')
   t.same(rows.map((r) => r.id), [good.body.id], 'only the accepted event was stored')
-  t.equal(await stack.redis.xlen(stack.keys.events), 1, 'only one entry ever reached the stream')
+  t.equal(await queuedEvents(stack), 1, 'only one event ever reached the stream')
 })
 
 t.test('a gzipped event within the limit is accepted', async (t) => {
@@ -60,7 +60,7 @@ t.test('a gzipped event within the limit is accepted', async (t) => {
     'X-API-Key': stack.ingestKey,
   })
   t.equal(answer.status, 202)
-  t.equal(await stack.redis.xlen(stack.keys.events), 1, 'it is on the stream')
+  t.equal(await queuedEvents(stack), 1, 'it is on the stream')
 })
 
 t.test('a key over its per-minute limit gets 429 with retry_after, and the extra event is not queued', async (t) => {
@@ -77,7 +77,7 @@ t.test('a key over its per-minute limit gets 429 with retry_after, and the extra
   t.equal(limited?.body.code, 'rate_limited')
   t.ok(Number(limited?.body.retry_after) >= 1 && Number(limited?.body.retry_after) <= 65, 'retry_after is within the window')
   t.equal(limited?.headers.get('retry-after'), String(limited?.body.retry_after), 'Retry-After header matches')
-  t.equal(await stack.redis.xlen(stack.keys.events), 3, 'only the three accepted events are on the stream')
+  t.equal(await queuedEvents(stack), 3, 'only the three accepted events are on the stream')
 })
 
 t.test('a backlog past the threshold answers 429 backlog_full until the grouper catches up', async (t) => {
@@ -90,7 +90,7 @@ t.test('a backlog past the threshold answers 429 backlog_full until the grouper 
   }, 5000, 100)
   t.equal(full.body.code, 'backlog_full')
   t.ok(Number(full.body.retry_after) > 0, 'tells when to retry')
-  const queued = await stack.redis.xlen(stack.keys.events)
+  const queued = await queuedEvents(stack)
   await stack.startWorker()
   await waitFor(async () => (await postEvent(stack.baseUrl, sampleEvent(), headers)).status === 202, 10_000, 100)
   const { rows } = await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events')
@@ -123,7 +123,7 @@ t.test('events arriving together are rate-limited per key within their batch: ex
   const statuses = answers.map((a) => a.status).sort()
   t.same(statuses, [...Array(5).fill(202), ...Array(7).fill(429)])
   t.ok(answers.filter((a) => a.status === 429).every((a) => a.body.code === 'rate_limited' && Number(a.body.retry_after) >= 1), 'each refusal says when to retry')
-  t.equal(await stack.redis.xlen(stack.keys.events), 5, 'only the accepted five are on the stream')
+  t.equal(await queuedEvents(stack), 5, 'only the accepted five are on the stream')
   const ids = new Set(answers.filter((a) => a.status === 202).map((a) => a.body.id))
   t.equal(ids.size, 5, 'each accepted event has its own id')
 })

@@ -3,7 +3,7 @@ import { connect, createServer, type Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { childEnv } from '../helpers/env.js'
-import { postEvent, sampleEvent, startTestStack, waitFor } from '../helpers/stack.js'
+import { postEvent, queuedEvents, sampleEvent, startTestStack, waitFor } from '../helpers/stack.js'
 
 const SVC = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
 
@@ -60,7 +60,7 @@ t.test('svc ingress on two threads accepts events on one port and exits on SIGTE
   const baseUrl = `http://127.0.0.1:${port}`
   const answers = await Promise.all(Array.from({ length: 40 }, () => postEvent(baseUrl, sampleEvent(), { 'Content-Type': 'application/json', 'X-API-Key': stack.ingestKey })))
   t.same([...new Set(answers.map((a) => a.status))], [202], 'every event accepted')
-  t.equal(await stack.redis.xlen(stack.keys.events), 40, 'and queued')
+  t.equal(await queuedEvents(stack), 40, 'and queued')
   const { socket, closed } = await idleKeepAlive(port)
   t.teardown(() => socket.destroy())
   child.kill('SIGTERM')

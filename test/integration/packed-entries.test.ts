@@ -1,0 +1,49 @@
+// Events accepted in one ingress turn travel as one packed entry. These tests check that packing
+// loses nothing where it matters: rate limits admit exactly the right events into the entry, and
+// an event that cannot be stored is retried and dead-lettered alone, not with its pack.
+import { randomUUID } from 'node:crypto'
+import t from 'tap'
+import { envelopesFromFields, packedRecord, packRecords, type EventEnvelope } from '../../shared/event.js'
+import { groupKeys } from '../../shared/streams/names.js'
+import { GROUPS } from '../../shared/topology.js'
+import { postEvent, sampleEvent, startTestStack, waitFor } from '../helpers/stack.js'
+
+t.test('events arriving together share one entry, holding exactly the events the rate limit admitted', async (t) => {
+  const stack = await startTestStack(t, { env: { SVC_EVENTS_PER_KEY_PER_MINUTE: '4' } })
+  const headers = { 'Content-Type': 'application/json', 'X-API-Key': stack.ingestKey }
+  const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => postEvent(stack.baseUrl, sampleEvent({ n: i }), headers)))
+  const accepted = answers.filter((a) => a.status === 202).map((a) => a.body.id as string)
+  t.equal(accepted.length, 4)
+  const entries = (await stack.redis.xrange(stack.keys.events, '-', '+')) as Array<[string, string[]]>
+  const stored = entries.flatMap(([, flat]) => {
+    const fields: Record<string, string> = {}
+    for (let i = 0; i < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!
+    return envelopesFromFields(fields).envelopes
+  })
+  t.same(stored.map((e) => e.id).sort(), [...accepted].sort(), 'the stream holds the admitted events and only them')
+  t.ok(entries.length < accepted.length, `packed: ${entries.length} entries for ${accepted.length} events`)
+  t.ok(stored.every((e) => JSON.parse(e.body).n !== undefined), 'each body arrived whole')
+})
+
+t.test('a packed entry with an event that cannot be stored is split: the others are stored, the bad one alone is dead-lettered', async (t) => {
+  const stack = await startTestStack(t, { ingress: false, env: { SVC_STREAM_MAX_ATTEMPTS: '2', SVC_STREAM_RETRY_BASE_MS: '50' } })
+  const envelope = (projectId: string): EventEnvelope => ({ id: randomUUID(), projectId, keyId: 'seede2e00001', receivedAt: Date.now(), body: JSON.stringify(sampleEvent({ error: { type: 'TypeError', message: `m ${randomUUID()}`, stack: '' } })) })
+  // A project that does not exist: its issue cannot be written (foreign key), every time.
+  const poison = envelope('99999999-9999-4999-8999-999999999999')
+  const good = [envelope(stack.projectId), envelope(stack.projectId), envelope(stack.projectId)]
+  const pack = [good[0]!, poison, good[1]!, good[2]!]
+  await stack.redis.xadd(stack.keys.events, '*', 'n', String(pack.length), 'events', packRecords(pack.map(packedRecord)))
+  await stack.startWorker()
+
+  const dead = groupKeys(stack.keys.events, GROUPS.grouper).dead
+  const deadEntries = await waitFor(async () => {
+    const rows = (await stack.redis.xrange(dead, '-', '+')) as Array<[string, string[]]>
+    return rows.length > 0 ? rows : undefined
+  }, 15_000, 50)
+  const { rows } = await stack.db.query<{ id: string }>('SELECT id FROM events ORDER BY id')
+  t.same(rows.map((r) => r.id).sort(), good.map((e) => e.id).sort(), 'the three good events are stored, each once')
+  t.equal(deadEntries.length, 1, 'one dead letter')
+  const fields = deadEntries[0]![1]
+  t.equal(fields[fields.indexOf('id') + 1], poison.id, 'and it is the bad event alone')
+  t.notOk(fields.includes('events'), 'not the pack')
+})
