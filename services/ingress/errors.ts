@@ -38,25 +38,44 @@ export const UPLOAD_KEY_MESSAGES: Readonly<Record<'key_missing' | 'key_malformed
   insufficient_scope: 'This key is real but cannot upload source maps: use the source-map key (svc_sk_…) from SVC_SOURCEMAP_KEY.',
 }
 
-/** A failed ingestion request: the code, plus the field at fault or a retry delay where they apply. */
-export class IngestError extends Error {
+export interface ErrorDetail {
+  /** The field at fault, dotted (error.type), on a 400 about the body. */
+  field?: string
+  /** Replaces the catalogue's message where the situation says more. */
+  message?: string
+  /** Seconds to wait, on 429 and 503; also sent as Retry-After. */
+  retryAfter?: number
+  /** More fields of the answer body (e.g. add_repo_url). */
+  extra?: Record<string, unknown>
+}
+
+/** A failed request on one surface: a catalogued code, its status, and the body it answers with. */
+export class CataloguedError<C extends string> extends Error {
   constructor(
-    readonly code: IngestErrorCode,
-    readonly detail: { field?: string; message?: string; retryAfter?: number } = {},
+    readonly code: C,
+    readonly spec: ErrorSpec,
+    readonly detail: ErrorDetail = {},
   ) {
-    super(detail.message ?? INGEST_ERRORS[code].message)
-    this.name = 'IngestError'
+    super(detail.message ?? spec.message)
   }
 
   get status(): number {
-    return INGEST_ERRORS[this.code].status
+    return this.spec.status
   }
 
   /** The JSON answer body. */
   toBody(): Record<string, unknown> {
-    const body: Record<string, unknown> = { code: this.code, message: this.message }
+    const body: Record<string, unknown> = { code: this.code, message: this.message, ...this.detail.extra }
     if (this.detail.field !== undefined) body.field = this.detail.field
     if (this.detail.retryAfter !== undefined) body.retry_after = this.detail.retryAfter
     return body
+  }
+}
+
+/** A failed ingestion request: the code, plus the field at fault or a retry delay where they apply. */
+export class IngestError extends CataloguedError<IngestErrorCode> {
+  constructor(code: IngestErrorCode, detail: ErrorDetail = {}) {
+    super(code, INGEST_ERRORS[code], detail)
+    this.name = 'IngestError'
   }
 }

@@ -3,7 +3,7 @@
  * success carries `code` and `message`; the spec's client rules hang on the status: 404 and 410
  * never retry, 429 waits retry_after, 503 retries. docs/errors.md is kept in step by a test.
  */
-import type { ErrorSpec } from '../errors.js'
+import { CataloguedError, type ErrorDetail, type ErrorSpec } from '../errors.js'
 
 export const AGENT_ERRORS = {
   invalid_json: { status: 400, message: 'The body is not valid JSON. Send one JSON object encoded as UTF-8.' },
@@ -32,27 +32,18 @@ export const AGENT_ERRORS = {
 export type AgentErrorCode = keyof typeof AGENT_ERRORS
 
 /** A failed setup-session request: the code plus the extra fields some answers carry. */
-export class AgentError extends Error {
-  constructor(
-    readonly code: AgentErrorCode,
-    readonly detail: { field?: string; message?: string; retryAfter?: number; extra?: Record<string, unknown> } = {},
-  ) {
-    super(detail.message ?? AGENT_ERRORS[code].message)
+export class AgentError extends CataloguedError<AgentErrorCode> {
+  constructor(code: AgentErrorCode, detail: ErrorDetail = {}) {
+    super(code, AGENT_ERRORS[code], detail)
     this.name = 'AgentError'
   }
 
-  get status(): number {
-    return AGENT_ERRORS[this.code].status
-  }
-
   /** The JSON answer body. */
-  toBody(): Record<string, unknown> {
-    const body: Record<string, unknown> = { code: this.code, message: this.message, ...this.detail.extra }
+  override toBody(): Record<string, unknown> {
+    const body = super.toBody()
     // The attach table's "other 400" and "other 409" rows promise an error string; every 400 and
     // 409 carries one, so a client reading either field finds the reason.
     if ((this.status === 400 || this.status === 409) && body.error === undefined) body.error = this.message
-    if (this.detail.field !== undefined) body.field = this.detail.field
-    if (this.detail.retryAfter !== undefined) body.retry_after = this.detail.retryAfter
     return body
   }
 }
