@@ -52,6 +52,8 @@ export interface Config {
   /** Keys of external providers; each enables the part of the product that needs it. */
   readonly secrets: Secrets
   readonly dashboardOrigin: string | undefined
+  /** Proxies in front that append to X-Forwarded-For; 0 ignores the header (anyone can send it). */
+  readonly trustedProxyHops: number
   /** Which plugin serves each kind, and its settings (see PluginsConfig). */
   readonly plugins: PluginsConfig
 }
@@ -186,6 +188,7 @@ export function loadConfig(env: Env = readEnv()): Config {
       codehostAppClientSecret: text(env, 'CODEHOST_APP_CLIENT_SECRET'),
     },
     dashboardOrigin: url(env, 'DASHBOARD_ORIGIN'),
+    trustedProxyHops: int(env, 'SVC_TRUSTED_PROXY_HOPS', 0, 0, 10),
     plugins: pluginsConfig(env),
   }
   return deepFreeze(config)

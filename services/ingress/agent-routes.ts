@@ -5,7 +5,7 @@
 import type uWS from 'uWebSockets.js'
 import { isDatabaseOutage } from '../../shared/db.js'
 import { IngestError } from './errors.js'
-import { exchange, readBodyText, send, sendError, type Exchange } from './http.js'
+import { clientAddress, exchange, readBodyText, send, sendError, type Exchange } from './http.js'
 import { attachRepository, completeSession, connectChat, recordProgress } from './setup/actions.js'
 import { AgentError } from './setup/errors.js'
 import { pollAnswer } from './setup/facts.js'
@@ -23,6 +23,8 @@ export interface AgentRouteDeps {
   hub: WakeHub
   /** Counts a request in flight, so a graceful stop lets it answer. */
   track(work: Promise<void>): void
+  /** Trusted proxies in front (SVC_TRUSTED_PROXY_HOPS): where the client address is read from. */
+  proxyHops: number
 }
 
 interface Request {
@@ -35,14 +37,14 @@ interface Request {
 }
 
 /** Headers and parameters, read before the first await (uWS frees req afterwards). */
-function readRequest(res: uWS.HttpResponse, req: uWS.HttpRequest, withId: boolean): Request {
+function readRequest(res: uWS.HttpResponse, req: uWS.HttpRequest, withId: boolean, proxyHops: number): Request {
   return {
     pollId: withId ? req.getParameter(0) ?? '' : '',
     token: req.getHeader('x-svc-poll-token') || undefined,
     query: new URLSearchParams(req.getQuery() ?? ''),
     contentType: req.getHeader('content-type'),
     declaredLength: Number(req.getHeader('content-length') || 0),
-    address: Buffer.from(res.getRemoteAddressAsText()).toString(),
+    address: clientAddress(res, req.getHeader('x-forwarded-for'), proxyHops),
   }
 }
 
@@ -54,7 +56,7 @@ export function registerAgentRoutes(app: uWS.TemplatedApp, deps: AgentRouteDeps)
   const post = (path: string, withId: boolean, run: (ex: Exchange, request: Request, body: Promise<string>) => Promise<void>): void => {
     app.post(path, (res, req) => {
       const ex = exchange(res)
-      const request = readRequest(res, req, withId)
+      const request = readRequest(res, req, withId, deps.proxyHops)
       const body = readBodyText(ex, MAX_BODY_BYTES, false)
       body.catch(() => {}) // observed inside run, unless the request fails first
       deps.track(answer(ex, setup, () => {
@@ -75,7 +77,7 @@ export function registerAgentRoutes(app: uWS.TemplatedApp, deps: AgentRouteDeps)
 
   app.get('/api/v1/agent/poll/:poll_id', (res, req) => {
     const ex = exchange(res)
-    const request = readRequest(res, req, true)
+    const request = readRequest(res, req, true, deps.proxyHops)
     deps.track(answer(ex, setup, async () => {
       const wait = parseWait(request.query.get('wait'))
       const current = await holdPoll(setup, deps.hub, await session(request), { waitSeconds: wait, onAbort: (fn) => (ex.onAbort = fn) })
@@ -85,7 +87,7 @@ export function registerAgentRoutes(app: uWS.TemplatedApp, deps: AgentRouteDeps)
 
   app.get('/api/v1/agent/poll/:poll_id/state', (res, req) => {
     const ex = exchange(res)
-    const request = readRequest(res, req, true)
+    const request = readRequest(res, req, true, deps.proxyHops)
     deps.track(answer(ex, setup, async () => {
       const wait = parseWait(request.query.get('wait'))
       const until = parseUntil(request.query.get('until'))

@@ -32,6 +32,8 @@ export interface IngressDeps extends IngestDeps {
   hub: WakeHub
   sdkSeen: SdkSeen
   dashboard: Pick<DashboardDeps, 'dashboardOrigin' | 'secureCookies' | 'redisKeyPrefix'>
+  /** Trusted proxies in front: per-address limits read the client from X-Forwarded-For. */
+  proxyHops: number
 }
 
 /** Registers every route on a new uWS app. */
@@ -105,8 +107,8 @@ export function createIngressApp(deps: IngressDeps): IngressApp {
     }))
   })
 
-  registerAgentRoutes(app, { setup: deps.setup, hub: deps.hub, track })
-  registerDashboardRoutes(app, { ...deps.dashboard, setup: deps.setup, log: deps.log, baseUrl: deps.setup.baseUrl, codehost: deps.setup.codehost, track })
+  registerAgentRoutes(app, { setup: deps.setup, hub: deps.hub, track, proxyHops: deps.proxyHops })
+  registerDashboardRoutes(app, { ...deps.dashboard, setup: deps.setup, log: deps.log, baseUrl: deps.setup.baseUrl, codehost: deps.setup.codehost, track, proxyHops: deps.proxyHops })
 
   app.any('/*', (res) => {
     const ex = exchange(res)

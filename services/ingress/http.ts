@@ -129,3 +129,16 @@ const STATUS_LINES: Readonly<Record<number, string>> = {
   500: '500 Internal Server Error',
   503: '503 Service Unavailable',
 }
+
+/**
+ * The client's address for per-address limits. Behind proxies that append to X-Forwarded-For,
+ * the peer is the nearest proxy: with hops trusted proxies in front, the client is the entry the
+ * farthest trusted one appended (counted from the right; entries further left are the client's
+ * own word). Without trusted proxies the header is ignored, since anyone can send it.
+ */
+export function clientAddress(res: HttpResponse, forwardedFor: string, hops: number): string {
+  const peer = Buffer.from(res.getRemoteAddressAsText()).toString('utf8')
+  if (hops <= 0 || forwardedFor === '') return peer
+  const chain = forwardedFor.split(',').map((part) => part.trim()).filter(Boolean)
+  return chain[chain.length - hops] ?? chain[0] ?? peer
+}

@@ -23,7 +23,7 @@ export interface IngressOptions {
   keys: StreamKeys
   log: Logger
   /** Limits, the public base URL and the setup-session settings. */
-  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix'>
+  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops'>
   /** Code host and chat integrations; absent ones turn their setup steps into clear refusals. */
   plugins: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }
   port: number
@@ -73,6 +73,7 @@ export async function startIngress(options: IngressOptions): Promise<Ingress> {
       secureCookies: (options.config.dashboardOrigin ?? options.config.baseUrl).startsWith('https:'),
       redisKeyPrefix: options.config.redisKeyPrefix,
     },
+    proxyHops: options.config.trustedProxyHops,
     sdkSeen: new SdkSeen(options.db, options.redis, options.keys),
   })
   let port: number

@@ -234,3 +234,15 @@ t.test('bad registration bodies name the field; none creates a session', async (
   const { rows } = await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM setup_sessions')
   t.equal(rows[0]!.n, 0)
 })
+
+t.test('behind a trusted proxy the registration limit counts each client; otherwise X-Forwarded-For is ignored', async (t) => {
+  const register = (stack: TestStack, forwardedFor: string) => call(stack, '/api/v1/agent/setup', { body: { project_name: 'Shop', agent_name: 'a', git_remote: '' }, headers: { 'X-Forwarded-For': forwardedFor } })
+  const direct = await startTestStack(t, { env: { SVC_SETUP_REGISTRATIONS_PER_MINUTE: '2' } })
+  const spoofed = [await register(direct, '10.0.0.1'), await register(direct, '10.0.0.2'), await register(direct, '10.0.0.3')]
+  t.same(spoofed.map((a) => a.status), [200, 200, 429], 'a header anyone can send does not buy more registrations')
+  const proxied = await startTestStack(t, { env: { SVC_SETUP_REGISTRATIONS_PER_MINUTE: '2', SVC_TRUSTED_PROXY_HOPS: '1' } })
+  const a = [await register(proxied, '203.0.113.7'), await register(proxied, '203.0.113.7'), await register(proxied, '203.0.113.7')]
+  t.same(a.map((x) => x.status), [200, 200, 429], 'one client behind the proxy is limited')
+  t.equal((await register(proxied, '198.51.100.9')).status, 200, 'another client behind the same proxy is not')
+  t.equal((await register(proxied, '6.6.6.6, 203.0.113.7')).status, 429, 'only the entry the trusted proxy appended counts, not what the client claimed before it')
+})

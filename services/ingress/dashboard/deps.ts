@@ -18,4 +18,6 @@ export interface DashboardDeps {
   redisKeyPrefix: string
   /** Counts a request in flight, so the app's graceful close waits for it (app.ts's track). */
   track?: (work: Promise<void>) => void
+  /** Trusted proxies in front (SVC_TRUSTED_PROXY_HOPS): where the client address is read from. */
+  proxyHops?: number
 }

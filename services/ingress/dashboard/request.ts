@@ -7,6 +7,7 @@ import { IngestError } from '../errors.js'
 import { readBodyText, type Exchange } from '../http.js'
 import { parseCookies } from './cookies.js'
 import { PageError } from './respond.js'
+import { clientAddress } from '../http.js'
 
 /** Forms are a few fields; anything bigger is not one of ours. */
 export const FORM_MAX_BYTES = 64 * 1024
@@ -29,7 +30,7 @@ export interface PageRequest {
 }
 
 /** Copies what the dashboard uses out of a request; call before any await. */
-export function readRequest(req: HttpRequest, res: HttpResponse, paramCount: number): PageRequest {
+export function readRequest(req: HttpRequest, res: HttpResponse, paramCount: number, proxyHops = 0): PageRequest {
   const params: string[] = []
   for (let i = 0; i < paramCount; i++) params.push(decodeParam(req.getParameter(i) ?? ''))
   return {
@@ -42,7 +43,7 @@ export function readRequest(req: HttpRequest, res: HttpResponse, paramCount: num
     host: req.getHeader('host'),
     contentType: req.getHeader('content-type'),
     declaredLength: Number(req.getHeader('content-length') || 0),
-    address: Buffer.from(res.getRemoteAddressAsText()).toString('utf8'),
+    address: clientAddress(res, req.getHeader('x-forwarded-for'), proxyHops),
   }
 }
 

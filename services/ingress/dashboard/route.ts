@@ -49,7 +49,7 @@ export function getPage(app: uWS.TemplatedApp, deps: DashboardDeps, pattern: str
   const count = paramCount(pattern)
   app.get(pattern, (res, req) => {
     const ex = exchange(res)
-    const request = readRequest(req, res, count)
+    const request = readRequest(req, res, count, deps.proxyHops)
     settle(deps, run(deps, ex, request, (viewer) => handler({ ex, request, viewer })))
   })
 }
@@ -59,7 +59,7 @@ export function postForm(app: uWS.TemplatedApp, deps: DashboardDeps, pattern: st
   const count = paramCount(pattern)
   app.post(pattern, (res, req) => {
     const ex = exchange(res)
-    const request = readRequest(req, res, count)
+    const request = readRequest(req, res, count, deps.proxyHops)
     const reading = readForm(ex, request)
     reading.catch(() => {}) // awaited below; a failure before then must not be unhandled
     settle(
