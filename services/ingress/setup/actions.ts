@@ -6,7 +6,7 @@
 import { publishWake } from '../../../shared/redis.js'
 import { CodehostUnreachable } from '../../../shared/plugins/types.js'
 import { AgentError } from './errors.js'
-import { getFacts, STEP_NAMES, type StepName } from './facts.js'
+import { STEP_NAMES, viewSession, type StepName } from './facts.js'
 import type { SessionRow, SetupDeps } from './sessions.js'
 
 const STEP_STATUSES = ['pending', 'running', 'done', 'failed', 'skipped'] as const
@@ -38,7 +38,7 @@ export async function completeSession(deps: SetupDeps, session: SessionRow): Pro
   if (!session.project_id) {
     throw new AgentError('first_event_missing', { message: 'The session is not approved yet, so no event can have arrived. Wait for approval, send a test error, then complete.' })
   }
-  const facts = await getFacts(deps, session)
+  const { facts } = await viewSession(deps, session)
   if (!facts.has_events) throw new AgentError('first_event_missing')
   await deps.db.query('UPDATE setup_sessions SET completed_at = coalesce(completed_at, now()) WHERE id = $1', [session.id])
   await publishWake(deps.redis, deps.keys.wakeSession(session.id))

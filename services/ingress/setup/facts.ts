@@ -6,7 +6,7 @@
  */
 import type { Queryable } from '../../../shared/db.js'
 import { open } from './seal.js'
-import { getSession, type SessionRow, type SessionStatus, type SetupDeps } from './sessions.js'
+import { type SessionRow, type SessionStatus, type SetupDeps } from './sessions.js'
 
 export const STEP_NAMES = ['install_sdk', 'first_event', 'codehost', 'chat', 'sourcemaps', 'mcp', 'pull_request'] as const
 export type StepName = (typeof STEP_NAMES)[number]
@@ -71,9 +71,37 @@ async function readProject(db: Queryable, projectId: string, since: Date): Promi
   return rows[0]
 }
 
-/** The state facts of a session (all false and empty before approval). */
-export async function getFacts(deps: SetupDeps, session: SessionRow): Promise<Facts> {
+/** A session as a read sees it: its status after the app_reporting move, its facts, its project's name. */
+export interface SessionView {
+  session: SessionRow
+  facts: Facts
+  projectName: string | undefined
+}
+
+/**
+ * Reads a session's project once and derives everything from that row: the move to app_reporting
+ * (once a browser SDK checked in, or an event arrived, after the session began) and the facts.
+ */
+export async function viewSession(deps: SetupDeps, session: SessionRow): Promise<SessionView> {
   const project = session.project_id ? await readProject(deps.db, session.project_id, session.created_at) : undefined
+  const current = await moveToAppReporting(deps, session, project)
+  return { session: current, facts: await factsOf(deps, current, project), projectName: project?.name }
+}
+
+/** The session with the app_reporting move applied (one project read, only while key_ok). */
+export async function refreshStatus(deps: SetupDeps, session: SessionRow): Promise<SessionRow> {
+  if (session.status !== 'key_ok' || !session.project_id) return session
+  return moveToAppReporting(deps, session, await readProject(deps.db, session.project_id, session.created_at))
+}
+
+async function moveToAppReporting(deps: SetupDeps, session: SessionRow, project: ProjectFacts | undefined): Promise<SessionRow> {
+  if (session.status !== 'key_ok' || !(project?.sdk_seen || project?.has_events)) return session
+  await deps.db.query(`UPDATE setup_sessions SET status = 'app_reporting' WHERE id = $1 AND status = 'key_ok'`, [session.id])
+  return { ...session, status: 'app_reporting' }
+}
+
+/** The state facts (all false and empty before approval). */
+async function factsOf(deps: SetupDeps, session: SessionRow, project: ProjectFacts | undefined): Promise<Facts> {
   const links = session.project_id ? projectLinks(deps.baseUrl, session.project_id) : undefined
   const { rows } = await deps.db.query<{ step: StepName; status: string; note: string }>('SELECT step, status, note FROM setup_steps WHERE session_id = $1', [session.id])
   const recorded = new Map(rows.map((row) => [row.step, row]))
@@ -99,18 +127,6 @@ export async function getFacts(deps: SetupDeps, session: SessionRow): Promise<Fa
   return { ...facts, steps }
 }
 
-/**
- * Moves a delivered session to app_reporting once a browser SDK checked in (or an event arrived)
- * for its project after the session began; returns the current row.
- */
-export async function refreshStatus(deps: SetupDeps, session: SessionRow): Promise<SessionRow> {
-  if (session.status !== 'key_ok' || !session.project_id) return session
-  const project = await readProject(deps.db, session.project_id, session.created_at)
-  if (!project?.sdk_seen && !project?.has_events) return session
-  await deps.db.query(`UPDATE setup_sessions SET status = 'app_reporting' WHERE id = $1 AND status = 'key_ok'`, [session.id])
-  return { ...session, status: 'app_reporting' }
-}
-
 const NEXT: Partial<Record<SessionStatus, string>> = {
   pending: 'Waiting for the person to open auth_url and approve. Keep polling with wait=30.',
   provisioned: 'Install @svc/sdk with ingest_key, send a test error, then wait on the state endpoint with until=event.',
@@ -133,24 +149,22 @@ export async function pollAnswer(deps: SetupDeps, session: SessionRow, token: st
   if (current.sealed_keys && !windowOver) {
     Object.assign(answer, JSON.parse(open(token, current.sealed_keys)) as Record<string, string>)
     if (!current.keys_delivered_at) {
-      await deps.db.query(`UPDATE setup_sessions SET keys_delivered_at = now(), status = CASE WHEN status = 'provisioned' THEN 'key_ok' ELSE status END WHERE id = $1`, [current.id])
-      current = (await getSession(deps.db, current.id)) ?? current
+      const { rows } = await deps.db.query<SessionRow>(`UPDATE setup_sessions SET keys_delivered_at = now(), status = CASE WHEN status = 'provisioned' THEN 'key_ok' ELSE status END WHERE id = $1 RETURNING *`, [current.id])
+      current = rows[0] ?? current
     }
   } else {
     if (current.sealed_keys) await deps.db.query('UPDATE setup_sessions SET sealed_keys = NULL WHERE id = $1', [current.id])
     answer.message = 'The keys were delivered earlier and can no longer be collected here. Create new keys in the dashboard under Settings > API keys.'
   }
-  current = await refreshStatus(deps, current)
-  const facts = await getFacts(deps, current)
-  const { rows } = await deps.db.query<{ name: string }>('SELECT name FROM projects WHERE id = $1', [current.project_id])
+  const view = await viewSession(deps, current)
   return {
-    status: current.status,
+    status: view.session.status,
     approved,
     ...answer,
-    project_id: current.project_id,
-    project_name: rows[0]?.name ?? session.project_name,
-    ...projectLinks(deps.baseUrl, current.project_id!),
-    facts,
-    next: NEXT[current.status] ?? '',
+    project_id: view.session.project_id,
+    project_name: view.projectName ?? session.project_name,
+    ...projectLinks(deps.baseUrl, view.session.project_id!),
+    facts: view.facts,
+    next: NEXT[view.session.status] ?? '',
   }
 }

@@ -7,7 +7,7 @@
  */
 import { MAX_WAIT_SECONDS } from './wait-param.js'
 import { getSession, expireIfDue, takeWaiterPlace, type SessionRow, type SetupDeps } from './sessions.js'
-import { getFacts, refreshStatus, type Facts } from './facts.js'
+import { refreshStatus, viewSession, type Facts } from './facts.js'
 import type { WakeHub } from './wake-hub.js'
 
 export interface HoldControl {
@@ -98,13 +98,12 @@ export async function holdPoll(deps: SetupDeps, hub: WakeHub, session: SessionRo
 
 /** Holds a state read until has_events turns true (untilEvent) or any fact or the status changes. */
 export async function holdState(deps: SetupDeps, hub: WakeHub, session: SessionRow, control: HoldControl, untilEvent: boolean): Promise<Facts | undefined> {
-  const start = await refreshStatus(deps, session)
-  const initial = JSON.stringify(await getFacts(deps, start)) + start.status
-  const held = await hold(deps, hub, start, control, async (s) => {
+  const start = await viewSession(deps, session)
+  const initial = JSON.stringify(start.facts) + start.session.status
+  const held = await hold(deps, hub, start.session, control, async (s) => {
     // Every read applies the app_reporting move, so the fact that ends the hold also moves the status.
-    const current = await refreshStatus(deps, s)
-    const facts = await getFacts(deps, current)
-    return { value: facts, changed: untilEvent ? facts.has_events : JSON.stringify(facts) + current.status !== initial }
+    const view = await viewSession(deps, s)
+    return { value: view.facts, changed: untilEvent ? view.facts.has_events : JSON.stringify(view.facts) + view.session.status !== initial }
   })
   return held?.value
 }
