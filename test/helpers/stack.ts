@@ -85,6 +85,9 @@ export async function startTestStack(
   await applySeed(db)
   const redis = createRedis(TEST_REDIS_URL, { enableAutoPipelining: true })
   const keys = streamKeys(prefix)
+  // One store for the ingress and every worker, as "svc up" has: made (and checked) on first use.
+  let store: ReturnType<typeof createObjectStore> | undefined
+  const objects = (): ReturnType<typeof createObjectStore> => (store ??= createObjectStore(config.objectStore, log))
   const workers: Worker[] = []
   const stack: TestStack = {
     config,
@@ -98,7 +101,7 @@ export async function startTestStack(
     ingestKey: SEED_INGEST_KEY,
     baseUrl: '',
     async startWorker() {
-      const worker = await startWorker({ db, objects: await createObjectStore(config.objectStore, log), redis, keys, log, services: config.services, timing: config.stream, healthPort: 0, healthHost: '127.0.0.1' })
+      const worker = await startWorker({ db, objects: await objects(), redis, keys, log, services: config.services, timing: config.stream, healthPort: 0, healthHost: '127.0.0.1' })
       workers.push(worker)
       stack.worker ??= worker
       return worker
@@ -117,7 +120,7 @@ export async function startTestStack(
   // closes its connections.
   t.teardown(() => stack.close())
   if (options.ingress !== false) {
-    stack.ingress = await startIngress({ db, objects: await createObjectStore(config.objectStore, log), redis, keys, log, config, plugins: options.plugins ?? { codehost: undefined, chat: undefined }, port: 0, host: '127.0.0.1' })
+    stack.ingress = await startIngress({ db, objects: await objects(), redis, keys, log, config, plugins: options.plugins ?? { codehost: undefined, chat: undefined }, port: 0, host: '127.0.0.1' })
     stack.baseUrl = `http://127.0.0.1:${stack.ingress.port}`
   }
   if (options.worker) await stack.startWorker()
