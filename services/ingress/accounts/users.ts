@@ -87,12 +87,6 @@ export async function signInWithPassword(deps: AccountDeps, email: string, passw
   return toUser(row)
 }
 
-/** The account with this id, or undefined. */
-export async function getUser(db: Queryable, id: string): Promise<User | undefined> {
-  const { rows } = await db.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE id = $1`, [id])
-  return rows[0] ? toUser(rows[0]) : undefined
-}
-
 /**
  * The account a code-host identity signs in to. Signed in already (currentUserId): the identity is
  * linked to that account. Otherwise the account linked to it, or a new one. An email that already
