@@ -18,7 +18,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { createDb } from '../shared/db.js'
-import { packedRecord, packRecords } from '../shared/event.js'
+import { packedEntryFields, packedRecord } from '../shared/event.js'
 import { migrate } from '../shared/migrate.js'
 import { createRedis, streamKeys } from '../shared/redis.js'
 import { applySeed, SEED_INGEST_KEY, SEED_PROJECT_ID } from '../shared/seed.js'
@@ -174,7 +174,7 @@ async function main(): Promise<void> {
         for (let k = j; k < Math.min(DRAIN_EVENTS, i + 1000, j + perEntry); k++) {
           records.push(packedRecord({ id: randomUUID(), projectId: SEED_PROJECT_ID, keyId: 'seede2e00001', receivedAt: Date.now(), body: JSON.stringify(realisticEvent(k)) }))
         }
-        pipeline.xadd(keys.events, '*', 'n', String(records.length), 'events', packRecords(records))
+        pipeline.xadd(keys.events, '*', ...packedEntryFields(records))
       }
       await pipeline.exec()
     }

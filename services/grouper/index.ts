@@ -33,6 +33,15 @@ function pairsOf(flat: string[]): Array<[string, string]> {
   return out
 }
 
+/** The envelopes of an entry, or undefined for one that cannot be read at all (it then fails whole). */
+function readableEnvelopes(entry: StreamEntry): EventEnvelope[] | undefined {
+  try {
+    return envelopesFromFields(entry.fields).envelopes
+  } catch {
+    return undefined
+  }
+}
+
 /** Creates the grouper service (not yet started). */
 export function createGrouper(deps: GrouperDeps): HostedService {
   const log = deps.log.child({ service: 'grouper' })
@@ -64,8 +73,8 @@ export function createGrouper(deps: GrouperDeps): HostedService {
       isOutage: isDatabaseOutage,
       // Storing is idempotent by event id: parts whose events were stored before are not counted twice.
       split: (entry) => {
-        const { envelopes } = envelopesFromFields(entry.fields)
-        return envelopes.length > 1 ? envelopes.map((envelope) => Object.fromEntries(pairsOf(envelopeFields(envelope)))) : undefined
+        const envelopes = readableEnvelopes(entry)
+        return envelopes && envelopes.length > 1 ? envelopes.map((envelope) => Object.fromEntries(pairsOf(envelopeFields(envelope)))) : undefined
       },
     })
     consumer.on('error', (error: unknown) => log.error('grouper consumer error', { error }))

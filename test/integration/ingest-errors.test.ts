@@ -127,3 +127,18 @@ t.test('events arriving together are rate-limited per key within their batch: ex
   const ids = new Set(answers.filter((a) => a.status === 202).map((a) => a.body.id))
   t.equal(ids.size, 5, 'each accepted event has its own id')
 })
+
+t.test('a key over its limit does not hold back another key whose events arrive in the same batch', async (t) => {
+  const stack = await startTestStack(t, { env: { SVC_EVENTS_PER_KEY_PER_MINUTE: '3' } })
+  const other = await stack.mint('ingest')
+  const send = (key: string, n: number) => postEvent(stack.baseUrl, sampleEvent({ n }), { ...JSON_TYPE, 'X-API-Key': key })
+  const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? send(stack.ingestKey, i) : send(other, i))))
+  const byKey = (even: boolean) => answers.filter((_, i) => (i % 2 === 0) === even).map((a) => a.status).sort()
+  t.same(byKey(true), [202, 202, 202, 429, 429, 429], 'the first key gets exactly its limit')
+  t.same(byKey(false), [202, 202, 202, 429, 429, 429], 'and so does the second, in the same turn')
+  t.equal(await queuedEvents(stack), 6, 'the stream holds the six admitted events')
+  const retry = answers.filter((a) => a.status === 429).map((a) => Number(a.body.retry_after))
+  t.ok(retry.every((s) => s >= 1 && s <= 60), `retry_after is the rest of the one-minute window: ${[...new Set(retry)].join(', ')} s`)
+  // The window's counters were moved exactly once per admitted event: one more is refused at once.
+  t.equal((await send(other, 99)).status, 429)
+})

@@ -3,7 +3,7 @@
 // an event that cannot be stored is retried and dead-lettered alone, not with its pack.
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
-import { envelopesFromFields, packedRecord, packRecords, type EventEnvelope } from '../../shared/event.js'
+import { envelopesFromFields, packedEntryFields, packedRecord, type EventEnvelope } from '../../shared/event.js'
 import { groupKeys } from '../../shared/streams/names.js'
 import { GROUPS } from '../../shared/topology.js'
 import { postEvent, sampleEvent, startTestStack, waitFor } from '../helpers/stack.js'
@@ -32,7 +32,7 @@ t.test('a packed entry with an event that cannot be stored is split: the others 
   const poison = envelope('99999999-9999-4999-8999-999999999999')
   const good = [envelope(stack.projectId), envelope(stack.projectId), envelope(stack.projectId)]
   const pack = [good[0]!, poison, good[1]!, good[2]!]
-  await stack.redis.xadd(stack.keys.events, '*', 'n', String(pack.length), 'events', packRecords(pack.map(packedRecord)))
+  await stack.redis.xadd(stack.keys.events, '*', ...packedEntryFields(pack.map(packedRecord)))
   await stack.startWorker()
 
   const dead = groupKeys(stack.keys.events, GROUPS.grouper).dead
@@ -46,4 +46,19 @@ t.test('a packed entry with an event that cannot be stored is split: the others 
   const fields = deadEntries[0]![1]
   t.equal(fields[fields.indexOf('id') + 1], poison.id, 'and it is the bad event alone')
   t.notOk(fields.includes('events'), 'not the pack')
+})
+
+t.test('an entry in a pack encoding this version cannot read is dead-lettered whole, never skipped', async (t) => {
+  const stack = await startTestStack(t, { ingress: false, env: { SVC_STREAM_MAX_ATTEMPTS: '2', SVC_STREAM_RETRY_BASE_MS: '50' } })
+  await stack.redis.xadd(stack.keys.events, '*', 'n', '3', 'encoding', 'zstd64', 'events', 'KLUv/QBYAQAA')
+  await stack.startWorker()
+  const dead = groupKeys(stack.keys.events, GROUPS.grouper).dead
+  const rows = await waitFor(async () => {
+    const found = (await stack.redis.xrange(dead, '-', '+')) as Array<[string, string[]]>
+    return found.length > 0 ? found : undefined
+  }, 15_000, 50)
+  const fields = rows[0]![1]
+  t.equal(fields[fields.indexOf('encoding') + 1], 'zstd64', 'the entry is kept as it came, for a replay after an upgrade')
+  t.equal(fields[fields.indexOf('n') + 1], '3')
+  t.match(fields[fields.indexOf('__error') + 1], /encoding "zstd64" is unknown.*svc dead-letters --replay/)
 })
