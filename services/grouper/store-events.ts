@@ -145,7 +145,9 @@ async function insertEvents(client: pg.PoolClient, prepared: Prepared[], issueId
        AS x(id uuid, p uuid, i uuid, e uuid, o timestamptz, r timestamptz, rel text, s text, u text, g json, b json)
      ON CONFLICT (id) DO NOTHING
      RETURNING id`,
-    [`[${rows.join(',')}]`],
+    // As bytes: pg sends a Buffer as it is (json's binary form is its text), where a string would be
+    // measured, then encoded, then copied again as its buffer grows.
+    [Buffer.from(`[${rows.join(',')}]`)],
   )
   const insertedIds = new Set(insertedRows.map((r) => r.id))
   return prepared.filter((x) => insertedIds.has(x.envelope.id))

@@ -132,3 +132,12 @@ t.test('a body that only mentions \\u0000 as text is stored byte for byte', asyn
   const { rows } = await stack.db.query<{ payload: string }>('SELECT payload::text AS payload FROM events')
   t.equal(rows[0]!.payload, body)
 })
+
+t.test('a body in any script, with characters outside the basic plane, is stored byte for byte', async (t) => {
+  const stack = await startTestStack(t, { ingress: false })
+  const body = JSON.stringify(sampleEvent({ error: { type: 'TypeError', message: 'ünïcödé 🐛 не определено 未定义 "quoted"', stack: 'TypeError\n    at ✓ (http://localhost:5173/src/ページ.tsx:1:1)' }, release: 'café@1' }))
+  await storeEventBatch(stack.db, [{ id: '00000000-0000-4000-8000-0000000000b3', projectId: stack.projectId, keyId: 'seede2e00001', receivedAt: Date.now(), body }])
+  const { rows } = await stack.db.query<{ payload: string; release: string }>('SELECT payload::text AS payload, release FROM events')
+  t.equal(rows[0]!.payload, body)
+  t.equal(rows[0]!.release, 'café@1')
+})
