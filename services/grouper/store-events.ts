@@ -8,6 +8,7 @@ import type pg from 'pg'
 import type { Db } from '../../shared/db.js'
 import type { ErrorEvent, EventEnvelope } from '../../shared/event.js'
 import { groupEvent, parseFrames, type GroupingResult } from './grouping/index.js'
+import { pageOrigin } from './grouping/in-app.js'
 import type { Symbolicator } from './symbolication/symbolicator.js'
 
 export interface BatchOutcome {
@@ -23,15 +24,36 @@ interface Prepared {
   envelope: EventEnvelope
   /** The body as stored: the envelope's, or a storable copy of it (see readEvent). */
   body: string
-  event: ErrorEvent
-  grouping: GroupingResult
+  /**
+   * What the tables need of the event, taken out while preparing: the parsed event itself is then
+   * garbage at once instead of living through the transaction's round trips, where every scavenge
+   * on the way copied it.
+   */
+  facts: EventFacts
+  grouping: Grouped
   issueKey: string
+}
+
+/** A grouping result with its stored form (the events.grouping column), made once per distinct error. */
+interface Grouped extends GroupingResult {
+  json: string
+}
+
+interface EventFacts {
+  environment: string | undefined
+  release: string | null
+  sessionId: string | null
+  userKey: string | null
+  occurredAt: Date
 }
 
 /** Groups and stores a batch; resolves once everything is committed. */
 export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[], symbolicator?: Symbolicator): Promise<BatchOutcome> {
   const outcome: BatchOutcome = { stored: 0, duplicates: 0, dropped: 0, unreadable: [] }
   const prepared: Prepared[] = []
+  // One bug reported by many users arrives as many events with the same error and stack: within a
+  // batch, each distinct error is parsed, symbolicated and fingerprinted once.
+  const groupings = new Map<string, Grouped>()
   for (const envelope of envelopes) {
     const read = readEvent(envelope.body)
     if (!read) {
@@ -40,16 +62,24 @@ export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[
     }
     const { event, body } = read
     const input = { type: event.error.type, message: event.error.message, stack: event.error.stack, url: event.context.url }
-    // Symbolicated frames, when the project uploaded maps: grouping then keys on the original code.
-    const frames = symbolicator
-      ? await symbolicator.symbolicate({ projectId: envelope.projectId, release: event.release, frames: parseFrames(input), debugIds: event.debug_ids })
-      : undefined
-    const grouping = groupEvent({ ...input, frames })
+    // Everything grouping reads: the error, the page's origin (in-app frames) and, for
+    // symbolication, the project, release and debug ids.
+    const sameError = JSON.stringify([envelope.projectId, event.release ?? null, event.debug_ids ?? null, input.type, input.message, input.stack, pageOrigin(input.url) ?? null])
+    let grouping = groupings.get(sameError)
+    if (!grouping) {
+      // Symbolicated frames, when the project uploaded maps: grouping then keys on the original code.
+      const frames = symbolicator
+        ? await symbolicator.symbolicate({ projectId: envelope.projectId, release: event.release, frames: parseFrames(input), debugIds: event.debug_ids })
+        : undefined
+      const result = groupEvent({ ...input, frames })
+      grouping = { ...result, json: JSON.stringify({ version: result.version, fingerprint: result.fingerprint, culprit: result.culprit, frames: result.frames }) }
+      groupings.set(sameError, grouping)
+    }
     if (grouping.drop) {
       outcome.dropped++
       continue
     }
-    prepared.push({ envelope, body, event, grouping, issueKey: `${envelope.projectId}|${grouping.fingerprint}` })
+    prepared.push({ envelope, body, facts: factsOf(envelope, event), grouping, issueKey: `${envelope.projectId}|${grouping.fingerprint}` })
   }
   if (prepared.length === 0) return outcome
 
@@ -67,8 +97,8 @@ export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[
 
 async function upsertEnvironments(client: pg.PoolClient, prepared: Prepared[]): Promise<Map<string, string>> {
   const wanted = new Map<string, [string, string]>()
-  for (const { envelope, event } of prepared) {
-    if (event.environment) wanted.set(`${envelope.projectId}|${event.environment}`, [envelope.projectId, event.environment])
+  for (const { envelope, facts } of prepared) {
+    if (facts.environment) wanted.set(`${envelope.projectId}|${facts.environment}`, [envelope.projectId, facts.environment])
   }
   const ids = new Map<string, string>()
   if (wanted.size === 0) return ids
@@ -122,21 +152,20 @@ async function insertEvents(client: pg.PoolClient, prepared: Prepared[], issueId
   // ingress validated and readEvent parsed): a text[] parameter would escape every quote of every
   // body in JavaScript, which cost more than the rest of the grouper put together.
   const rows: string[] = prepared.map((x) => {
-    const environment = x.event.environment ? (environmentIds.get(`${x.envelope.projectId}|${x.event.environment}`) ?? null) : null
+    const environment = x.facts.environment ? (environmentIds.get(`${x.envelope.projectId}|${x.facts.environment}`) ?? null) : null
     const columns = {
       id: x.envelope.id,
       p: x.envelope.projectId,
       i: issueIds.get(x.issueKey),
       e: environment,
-      o: occurredAt(x).toISOString(),
+      o: x.facts.occurredAt.toISOString(),
       r: new Date(x.envelope.receivedAt).toISOString(),
-      rel: x.event.release ?? null,
-      s: x.event.session_id ?? null,
-      u: userKey(x),
-      g: { version: x.grouping.version, fingerprint: x.grouping.fingerprint, culprit: x.grouping.culprit, frames: x.grouping.frames },
+      rel: x.facts.release,
+      s: x.facts.sessionId,
+      u: x.facts.userKey,
     }
     const head = JSON.stringify(columns)
-    return `${head.slice(0, -1)},"b":${x.body}}`
+    return `${head.slice(0, -1)},"g":${x.grouping.json},"b":${x.body}}`
   })
   const { rows: insertedRows } = await client.query<{ id: string }>(
     `INSERT INTO events (id, project_id, issue_id, environment_id, occurred_at, received_at, release, session_id, user_key, grouping, payload)
@@ -166,8 +195,8 @@ async function upsertActors(client: pg.PoolClient, inserted: Prepared[], issueId
   }
   for (const x of inserted) {
     const issueId = issueIds.get(x.issueKey)!
-    add(issueId, 'u', userKey(x), x.envelope.receivedAt)
-    add(issueId, 's', x.event.session_id ?? null, x.envelope.receivedAt)
+    add(issueId, 'u', x.facts.userKey, x.envelope.receivedAt)
+    add(issueId, 's', x.facts.sessionId, x.envelope.receivedAt)
   }
   const gains: ActorGains = new Map()
   if (actors.size === 0) return gains
@@ -253,18 +282,22 @@ function storable(value: unknown): unknown {
   return value
 }
 
+function factsOf(envelope: EventEnvelope, event: ErrorEvent): EventFacts {
+  return { environment: event.environment, release: event.release ?? null, sessionId: event.session_id ?? null, userKey: userKey(envelope, event), occurredAt: occurredAt(envelope, event) }
+}
+
 /** The reported time, unless the client's clock puts it in the future: then the receive time. */
-function occurredAt(x: Prepared): Date {
-  const reported = Date.parse(x.event.timestamp)
-  return new Date(Number.isFinite(reported) && reported <= x.envelope.receivedAt + 60_000 ? reported : x.envelope.receivedAt)
+function occurredAt(envelope: EventEnvelope, event: ErrorEvent): Date {
+  const reported = Date.parse(event.timestamp)
+  return new Date(Number.isFinite(reported) && reported <= envelope.receivedAt + 60_000 ? reported : envelope.receivedAt)
 }
 
 /** A stable, non-reversible per-project user identity (raw ids and emails are not kept as keys). */
-function userKey(x: Prepared): string | null {
-  const user = x.event.user
+function userKey(envelope: EventEnvelope, event: ErrorEvent): string | null {
+  const user = event.user
   const identity = user?.id ?? user?.email ?? user?.username
   if (!identity) return null
-  return createHash('sha256').update(`${x.envelope.projectId}:${identity}`).digest('base64url').slice(0, 22)
+  return createHash('sha256').update(`${envelope.projectId}:${identity}`).digest('base64url').slice(0, 22)
 }
 
 function byTuple(a: [string, string], b: [string, string]): number {

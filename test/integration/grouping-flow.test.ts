@@ -141,3 +141,22 @@ t.test('a body in any script, with characters outside the basic plane, is stored
   t.equal(rows[0]!.payload, body)
   t.equal(rows[0]!.release, 'café@1')
 })
+
+t.test('within one batch, the same error is grouped once per page origin: an extension page owns its frames, a web page does not', async (t) => {
+  const stack = await startTestStack(t, { ingress: false })
+  const error = { type: 'TypeError', message: 'x is undefined', stack: 'TypeError: x is undefined\n    at render (chrome-extension://abcdefgh/popup.js:10:5)\n    at init (chrome-extension://abcdefgh/popup.js:3:1)' }
+  const envelope = (n: number, url: string): EventEnvelope => ({ id: `00000000-0000-4000-8000-0000000000c${n}`, projectId: stack.projectId, keyId: 'seede2e00001', receivedAt: Date.now(), body: JSON.stringify(sampleEvent({ error, context: { url, user_agent: 'test' }, session_id: `s${n}` })) })
+  const outcome = await storeEventBatch(stack.db, [
+    envelope(1, 'chrome-extension://abcdefgh/popup.html'),
+    envelope(2, 'https://shop.example.com/cart'),
+    envelope(3, 'chrome-extension://abcdefgh/options.html'),
+  ])
+  t.equal(outcome.stored, 2, 'the two events on the extension\'s own pages are stored')
+  t.equal(outcome.dropped, 1, 'on a web page the same stack is extension code only: noise')
+  const { rows } = await stack.db.query<{ session_id: string; culprit: string; event_count: number; session_count: number }>(
+    'SELECT e.session_id, i.culprit, i.event_count, i.session_count FROM events e JOIN issues i ON i.id = e.issue_id ORDER BY e.session_id',
+  )
+  t.same(rows.map((r) => r.session_id), ['s1', 's3'], 'each stored event keeps its own session')
+  t.match(rows[0]!.culprit, /^render \(/, 'its frames are in-app: the culprit is the top one')
+  t.same([rows[0]!.event_count, rows[0]!.session_count], [2, 2], 'one issue, counted once per event')
+})

@@ -25,8 +25,8 @@ export function isUnlocatedFrame(frame: Pick<StackFrame, 'file' | 'native'>): bo
 export function isInAppFrame(frame: Pick<StackFrame, 'file' | 'native'>, pageUrl?: string): boolean {
   if (isUnlocatedFrame(frame)) return false
   if (frame.file.includes('/node_modules/')) return false
-  const pageOrigin = originOf(pageUrl)
-  if (pageOrigin !== undefined && originOf(frame.file) === pageOrigin) return true
+  const page = pageOrigin(pageUrl)
+  if (page !== undefined && pageOrigin(frame.file) === page) return true
   return !isExtensionFile(frame.file)
 }
 
@@ -35,7 +35,8 @@ export function markInApp(frames: readonly StackFrame[], pageUrl?: string): Stac
   return frames.map((frame) => ({ ...frame, inApp: isInAppFrame(frame, pageUrl) }))
 }
 
-function originOf(url: string | undefined): string | undefined {
+/** The scheme and host of a URL, lower-cased; undefined for anything else. */
+export function pageOrigin(url: unknown): string | undefined {
   if (typeof url !== 'string') return undefined
   // Not new URL(): it reports the origin of extension URLs as "null", which would match them all.
   return ORIGIN.exec(url)?.[0].toLowerCase()
