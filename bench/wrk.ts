@@ -1,0 +1,81 @@
+/**
+ * wrk, the load generator of bench:ingest: the two loads it sends and the figures it prints.
+ * - varied: requests cycle through many distinct events, each formatted once in wrk's init, so
+ *   the per-request cost in wrk is a table lookup. Real traffic is varied, and an ingress that
+ *   compresses what it queues must not be measured on one body repeated;
+ * - repeated: one body, wrk's fastest path (a static request), as earlier runs measured.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export interface WrkResult {
+  /** Requests per second over the run, answered 2xx or not. */
+  rps: number
+  requests: number
+  non2xx: number
+}
+
+export interface Loads {
+  varied: string
+  repeated: string
+  /** Removes the scripts and the bodies file. */
+  remove(): void
+}
+
+/** Exits with the install line when wrk is missing. */
+export function requireWrk(): void {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      console.error('wrk is missing: sudo apt-get install wrk')
+      process.exit(2)
+    }
+  }
+}
+
+/** Writes the Lua scripts of both loads: POSTs of bodies (one JSON text each, no raw newlines) with headers. */
+export function writeLoads(bodies: readonly string[], headers: Record<string, string>): Loads {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'))
+  const bodiesFile = join(dir, 'bodies.ndjson')
+  writeFileSync(bodiesFile, bodies.map((body) => `${body}\n`).join(''))
+  const luaHeaders = `{ ${Object.entries(headers).map(([k, v]) => `[${JSON.stringify(k)}] = ${JSON.stringify(v)}`).join(', ')} }`
+  const varied = join(dir, 'varied.lua')
+  writeFileSync(
+    varied,
+    [
+      'local requests = {}',
+      'local i = 0',
+      'init = function(args)',
+      `  for line in io.lines(${JSON.stringify(bodiesFile)}) do`,
+      `    requests[#requests + 1] = wrk.format("POST", wrk.path, ${luaHeaders}, line)`,
+      '  end',
+      'end',
+      'request = function()',
+      '  i = i % #requests + 1',
+      '  return requests[i]',
+      'end',
+    ].join('\n'),
+  )
+  const repeated = join(dir, 'repeated.lua')
+  writeFileSync(repeated, [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(bodies[0])}`, ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)].join('\n'))
+  return { varied, repeated, remove: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+/** One wrk run: one thread, 64 connections, for seconds. */
+export function runWrk(url: string, script: string, seconds: number): WrkResult {
+  const out = execFileSync('wrk', ['-t1', '-c64', `-d${seconds}s`, '-s', script, url], { encoding: 'utf8' })
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0)
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0)
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0)
+  return { rps, non2xx, requests }
+}
+
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
