@@ -22,7 +22,7 @@ export interface GrouperDeps {
   keys: StreamKeys
   log: Logger
   timing: StreamTiming
-  /** Entries per read; one transaction each. */
+  /** Entries per read (one transaction each); by default, as many as make about EVENTS_PER_BATCH events. */
   batchSize?: number
 }
 
@@ -42,10 +42,20 @@ function readableEnvelopes(entry: StreamEntry): EventEnvelope[] | undefined {
   }
 }
 
+/**
+ * Events per transaction the grouper aims at. A read counts entries, and an entry holds one event
+ * under light load and a dozen or more under heavy load, so the entries per read follow the recent
+ * events per entry: a fixed 500 entries made transactions of thousands of events under load, whose
+ * objects outlived scavenges (drain fell by a fifth), and a fixed 50 made a backlog of single-event
+ * entries drain in transactions too small to catch up.
+ */
+const EVENTS_PER_BATCH = 600
+
 /** Creates the grouper service (not yet started). */
 export function createGrouper(deps: GrouperDeps): HostedService {
   const log = deps.log.child({ service: 'grouper' })
   const symbolicator = new Symbolicator(storedMaps(deps.db, deps.objects))
+  let eventsPerEntry = 1
   const handler = async (entries: StreamEntry[]): Promise<void> => {
     const envelopes: EventEnvelope[] = []
     for (const entry of entries) {
@@ -53,6 +63,7 @@ export function createGrouper(deps: GrouperDeps): HostedService {
       envelopes.push(...read.envelopes)
       if (read.malformed > 0) log.error('events stream entry holds records without envelope fields; skipped', { entry: entry.id, records: read.malformed })
     }
+    eventsPerEntry = 0.7 * eventsPerEntry + 0.3 * Math.max(1, envelopes.length / entries.length)
     const outcome = await storeEventBatch(deps.db, envelopes, symbolicator)
     // After the commit: setup sessions held on "until an event arrives" re-read their facts.
     await Promise.all([...new Set(envelopes.map((envelope) => envelope.projectId))].map((projectId) => publishWake(deps.redis, deps.keys.wakeProject(projectId))))
@@ -66,10 +77,7 @@ export function createGrouper(deps: GrouperDeps): HostedService {
       group: GROUPS.grouper,
       consumer: `${hostname()}-${process.pid}-${i}-${Math.random().toString(36).slice(2, 8)}`,
       handler,
-      // Entries, not events: under load the ingress packs a dozen or more events into each, so 50
-      // entries make transactions of several hundred events. 500 (right when an entry held one
-      // event) made batches of thousands whose objects outlived scavenges: drain fell by a fifth.
-      batchSize: deps.batchSize ?? 50,
+      batchSize: deps.batchSize ?? (() => Math.max(10, Math.min(500, Math.round(EVENTS_PER_BATCH / eventsPerEntry)))),
       leaseMs: deps.timing.leaseMs,
       retryBaseMs: deps.timing.retryBaseMs,
       maxAttempts: deps.timing.maxAttempts,

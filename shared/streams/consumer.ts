@@ -28,7 +28,8 @@ export interface ConsumerOptions {
   group: string
   consumer: string
   handler: (entries: StreamEntry[]) => Promise<void>
-  batchSize?: number
+  /** Entries per read, or a function asked before each read (a handler that packs many items per entry may want fewer). */
+  batchSize?: number | (() => number)
   blockMs?: number
   leaseMs?: number
   retryBaseMs?: number
@@ -68,7 +69,8 @@ return #due
 type Reply = Array<[string, Array<[string, string[]]>]> | null
 
 export class StreamConsumer extends EventEmitter {
-  readonly #o: Required<Omit<ConsumerOptions, 'redis' | 'isOutage' | 'split'>>
+  readonly #o: Required<Omit<ConsumerOptions, 'redis' | 'isOutage' | 'split' | 'batchSize'>>
+  readonly #batchSize: () => number
   readonly #isOutage: (error: unknown) => boolean
   readonly #split: ConsumerOptions['split']
   /** A batch an outage interrupted, tried again before anything new is read. */
@@ -91,13 +93,14 @@ export class StreamConsumer extends EventEmitter {
       group: options.group,
       consumer: options.consumer,
       handler: options.handler,
-      batchSize: options.batchSize ?? 500,
       blockMs: options.blockMs ?? 1000,
       leaseMs: options.leaseMs ?? TIMING.lease,
       retryBaseMs: options.retryBaseMs ?? TIMING.retryBase,
       retryCapMs: options.retryCapMs ?? TIMING.retryCap,
       maxAttempts: options.maxAttempts ?? TIMING.maxAttempts,
     }
+    const batchSize = options.batchSize ?? 500
+    this.#batchSize = typeof batchSize === 'number' ? () => batchSize : batchSize
     this.#isOutage = options.isOutage ?? (() => false)
     this.#keys = groupKeys(options.stream, options.group)
     this.#redis.defineCommand('svcMoveDue', { numberOfKeys: 2, lua: MOVE_DUE_LUA })
@@ -151,7 +154,7 @@ export class StreamConsumer extends EventEmitter {
     const now = Date.now()
     if (now - this.#lastMoveAt >= Math.min(SECOND, this.#o.retryBaseMs / 4)) {
       this.#lastMoveAt = now
-      await (this.#redis as Redis & { svcMoveDue(a: string, b: string, now: number, limit: number): Promise<number> }).svcMoveDue(this.#keys.delayed, this.#keys.retry, now, this.#o.batchSize)
+      await (this.#redis as Redis & { svcMoveDue(a: string, b: string, now: number, limit: number): Promise<number> }).svcMoveDue(this.#keys.delayed, this.#keys.retry, now, this.#batchSize())
     }
     if (now - this.#lastReclaimAt >= this.#o.leaseMs / 2) {
       this.#lastReclaimAt = now
@@ -159,7 +162,7 @@ export class StreamConsumer extends EventEmitter {
     }
     const reply = (await this.#reader!.xreadgroup(
       'GROUP', this.#o.group, this.#o.consumer,
-      'COUNT', this.#o.batchSize,
+      'COUNT', this.#batchSize(),
       'BLOCK', this.#o.blockMs,
       'STREAMS', this.#o.stream, this.#keys.retry, '>', '>',
     )) as Reply
@@ -175,7 +178,7 @@ export class StreamConsumer extends EventEmitter {
     for (const source of [this.#o.stream, this.#keys.retry]) {
       let cursor = '0-0'
       do {
-        const [next, rows] = (await this.#redis.xautoclaim(source, this.#o.group, this.#o.consumer, this.#o.leaseMs, cursor, 'COUNT', this.#o.batchSize)) as [string, Array<[string, string[]] | null>]
+        const [next, rows] = (await this.#redis.xautoclaim(source, this.#o.group, this.#o.consumer, this.#o.leaseMs, cursor, 'COUNT', this.#batchSize())) as [string, Array<[string, string[]] | null>]
         cursor = next
         const claimed = rows.filter((row): row is [string, string[]] => row !== null && Array.isArray(row[1]))
         if (claimed.length === 0) continue
