@@ -6,7 +6,16 @@ import t from 'tap'
 import { envelopesFromFields, packedEntryFields, packedRecord, type EventEnvelope } from '../../shared/event.js'
 import { groupKeys } from '../../shared/streams/names.js'
 import { GROUPS } from '../../shared/topology.js'
-import { postEvent, sampleEvent, startTestStack, waitFor } from '../helpers/stack.js'
+import { postEvent, sampleEvent, startTestStack, waitFor, type TestStack } from '../helpers/stack.js'
+
+/** The grouper's dead letters, once there are any (15 s at most). */
+function deadLetters(stack: TestStack): Promise<Array<[string, string[]]>> {
+  const dead = groupKeys(stack.keys.events, GROUPS.grouper).dead
+  return waitFor(async () => {
+    const rows = (await stack.redis.xrange(dead, '-', '+')) as Array<[string, string[]]>
+    return rows.length > 0 ? rows : undefined
+  }, 15_000, 50)
+}
 
 t.test('events arriving together share one entry, holding exactly the events the rate limit admitted', async (t) => {
   const stack = await startTestStack(t, { env: { SVC_EVENTS_PER_KEY_PER_MINUTE: '4' } })
@@ -35,11 +44,7 @@ t.test('a packed entry with an event that cannot be stored is split: the others 
   await stack.redis.xadd(stack.keys.events, '*', ...packedEntryFields(pack.map(packedRecord)))
   await stack.startWorker()
 
-  const dead = groupKeys(stack.keys.events, GROUPS.grouper).dead
-  const deadEntries = await waitFor(async () => {
-    const rows = (await stack.redis.xrange(dead, '-', '+')) as Array<[string, string[]]>
-    return rows.length > 0 ? rows : undefined
-  }, 15_000, 50)
+  const deadEntries = await deadLetters(stack)
   const { rows } = await stack.db.query<{ id: string }>('SELECT id FROM events ORDER BY id')
   t.same(rows.map((r) => r.id).sort(), good.map((e) => e.id).sort(), 'the three good events are stored, each once')
   t.equal(deadEntries.length, 1, 'one dead letter')
@@ -52,11 +57,7 @@ t.test('an entry in a pack encoding this version cannot read is dead-lettered wh
   const stack = await startTestStack(t, { ingress: false, env: { SVC_STREAM_MAX_ATTEMPTS: '2', SVC_STREAM_RETRY_BASE_MS: '50' } })
   await stack.redis.xadd(stack.keys.events, '*', 'n', '3', 'encoding', 'zstd64', 'events', 'KLUv/QBYAQAA')
   await stack.startWorker()
-  const dead = groupKeys(stack.keys.events, GROUPS.grouper).dead
-  const rows = await waitFor(async () => {
-    const found = (await stack.redis.xrange(dead, '-', '+')) as Array<[string, string[]]>
-    return found.length > 0 ? found : undefined
-  }, 15_000, 50)
+  const rows = await deadLetters(stack)
   const fields = rows[0]![1]
   t.equal(fields[fields.indexOf('encoding') + 1], 'zstd64', 'the entry is kept as it came, for a replay after an upgrade')
   t.equal(fields[fields.indexOf('n') + 1], '3')
