@@ -15,6 +15,11 @@ import { SECOND } from '../../shared/time.js'
 const WINDOW_SECONDS = 60
 /** Events per Lua call and entry: bounds how long one call holds Redis and one entry's size. */
 const MAX_BATCH = 256
+/**
+ * Body characters per entry: a turn's worth of large events is packed in pieces, so compressing
+ * one (about 5 ms a MiB here) never holds the event loop long, nor one call Redis.
+ */
+const MAX_BATCH_CHARS = 1024 * 1024
 
 // KEYS[1] the stream, KEYS[2..] the rate counters of the keys in the batch.
 // ARGV: limit, counter ttl, then per counter (in KEYS order) how many events it has in the batch,
@@ -59,6 +64,7 @@ export class EventQueue {
   readonly #keys: StreamKeys
   readonly #limit: number
   #waiting: Waiting[] = []
+  #waitingChars = 0
   #scheduled = false
   #meanEventsPerEntry = 1
 
@@ -78,7 +84,8 @@ export class EventQueue {
   enqueue(envelope: EventEnvelope): Promise<EnqueueResult> {
     return new Promise((resolve, reject) => {
       this.#waiting.push({ envelope, resolve, reject })
-      if (this.#waiting.length >= MAX_BATCH) this.#flush()
+      this.#waitingChars += envelope.body.length
+      if (this.#waiting.length >= MAX_BATCH || this.#waitingChars >= MAX_BATCH_CHARS) this.#flush()
       else if (!this.#scheduled) {
         this.#scheduled = true
         // After the poll phase: every request whose body completed in this turn is in the batch.
@@ -91,6 +98,7 @@ export class EventQueue {
     this.#scheduled = false
     const batch = this.#waiting
     this.#waiting = []
+    this.#waitingChars = 0
     if (batch.length === 0) return
     this.#meanEventsPerEntry = 0.9 * this.#meanEventsPerEntry + 0.1 * batch.length
     this.#admit(batch).catch((error: Error) => {

@@ -6,7 +6,8 @@ import t from 'tap'
 import { envelopesFromFields, packedEntryFields, packedRecord, type EventEnvelope } from '../../shared/event.js'
 import { groupKeys } from '../../shared/streams/names.js'
 import { GROUPS } from '../../shared/topology.js'
-import { postEvent, sampleEvent, startTestStack, waitFor, type TestStack } from '../helpers/stack.js'
+import { EventQueue } from '../../services/ingress/event-queue.js'
+import { postEvent, queuedEvents, sampleEvent, startTestStack, waitFor, type TestStack } from '../helpers/stack.js'
 
 /** The grouper's dead letters, once there are any (15 s at most). */
 function deadLetters(stack: TestStack): Promise<Array<[string, string[]]>> {
@@ -62,4 +63,19 @@ t.test('an entry in a pack encoding this version cannot read is dead-lettered wh
   t.equal(fields[fields.indexOf('encoding') + 1], 'zstd64', 'the entry is kept as it came, for a replay after an upgrade')
   t.equal(fields[fields.indexOf('n') + 1], '3')
   t.match(fields[fields.indexOf('__error') + 1], /encoding "zstd64" is unknown.*svc dead-letters --replay/)
+})
+
+t.test('large events arriving together are packed in pieces of about a MiB, each added whole', async (t) => {
+  const stack = await startTestStack(t, { ingress: false })
+  const redis = stack.redis.duplicate()
+  t.teardown(() => redis.disconnect())
+  const queue = new EventQueue(redis, stack.keys, 1000)
+  const body = JSON.stringify(sampleEvent({ error: { type: 'Error', message: 'x'.repeat(400 * 1024), stack: '' } }))
+  // One synchronous turn: every event is waiting when the queue decides how to pack.
+  const results = await Promise.all(Array.from({ length: 6 }, () => queue.enqueue({ id: randomUUID(), projectId: stack.projectId, keyId: 'seede2e00001', receivedAt: Date.now(), body })))
+  t.ok(results.every((r) => r.ok), 'all six added')
+  const entries = (await stack.redis.xrange(stack.keys.events, '-', '+')) as Array<[string, string[]]>
+  const sizes = entries.map(([, flat]) => Number(flat[flat.indexOf('n') + 1]))
+  t.same(sizes, [3, 3], 'two packs of three: each closed once it passed a MiB of bodies')
+  t.equal(await queuedEvents(stack), 6)
 })
