@@ -27,7 +27,7 @@ import { queueDepth } from '../shared/streams/index.js'
 import { GROUPS } from '../shared/topology.js'
 import { realisticEvent } from './events.js'
 import { pacedPost } from './paced-post.js'
-import { median, requireWrk, runWrk, writeLoads, type WrkResult } from './wrk.js'
+import { requireWrk, runWrk, writeLoads, type WrkResult } from './wrk.js'
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -93,6 +93,13 @@ async function stopChild(proc: ChildProcess): Promise<void> {
     })
     proc.kill('SIGTERM')
   })
+}
+
+/** The middle value (the mean of the two middle ones for an even count). */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
 function percentile(sorted: number[], p: number): number {
