@@ -50,6 +50,8 @@ export interface Config {
   readonly trustedProxyHops: number
   /** Which plugin serves each kind, and its settings (see PluginsConfig). */
   readonly plugins: PluginsConfig
+  /** How often `svc up` restarted this process after it exited on its own (SVC_RESTARTS, set by svc up); shown by /health. */
+  readonly restarts: number
 }
 
 export interface ObjectStoreConfig {
@@ -85,7 +87,7 @@ export interface SetupLimits {
 }
 
 export interface StreamTiming {
-  /** A consumer silent this long has its pending entries reclaimed by another. */
+  /** An entry its consumer has not renewed for this long is reclaimed by another (renewed every third of it). */
   readonly leaseMs: number
   /** Consumer loops each hosted service runs in one process, so one batch's writes overlap the next one's parsing. */
   readonly consumersPerProcess: number
@@ -182,14 +184,21 @@ export function loadConfig(env: Env = readEnv()): Config {
     dashboardOrigin: url(env, 'DASHBOARD_ORIGIN'),
     trustedProxyHops: int(env, 'SVC_TRUSTED_PROXY_HOPS', 0, 0, 10),
     plugins: pluginsConfig(env),
+    restarts: int(env, 'SVC_RESTARTS', 0, 0),
   }
   return deepFreeze(config)
 }
 
 /** Durations the stream runtime and services use; here so their reasons sit in one place. */
 export const TIMING = Object.freeze({
-  /** A consumer silent this long has its pending entries taken by another (XAUTOCLAIM). */
-  lease: 5 * MINUTE,
+  /**
+   * An entry unrenewed this long is taken by another consumer (XAUTOCLAIM). A live consumer renews
+   * what it holds every third of it, and consumers look for such entries every half of it, so a
+   * dead consumer's entries are taken within about 1.5 leases (22 s): under the 30 s an operator
+   * may wait after a crash. Shorter would reclaim from a consumer that paused for garbage
+   * collection or a slow Redis round trip; 5 minutes left a crashed worker's events waiting that long.
+   */
+  lease: 15 * SECOND,
   /** First retry delay; doubles each attempt (reference: 30 s, capped at 15 min). */
   retryBase: 30 * SECOND,
   retryCap: 15 * MINUTE,

@@ -3,34 +3,34 @@
  * the handler, and acknowledges only after the handler resolved (its writes committed). A failed
  * batch is retried entry by entry; a failed entry waits out a backoff in the group's delayed set
  * (acknowledged on the stream, so the lease reclaim cannot take it early) and is dead-lettered
- * after its last attempt. Entries a dead consumer left pending are reclaimed after the lease.
+ * after its last attempt. Entries a dead consumer left pending are reclaimed after the lease, which
+ * a live consumer renews for everything it holds (lease.ts). A batch that fails because a
+ * dependency is down is held, at no cost in attempts, until the dependency answers again.
  */
 import { EventEmitter } from 'node:events'
 import type { Redis } from 'ioredis'
 import { TIMING } from '../config.js'
-import { SECOND, sleep } from '../time.js'
+import { watchConnection } from '../redis.js'
+import { MINUTE, SECOND, sleep, until } from '../time.js'
+import { toEntry, type HandlerContext, type StreamEntry } from './entry.js'
+import { LeaseKeeper } from './lease.js'
+import { pruneConsumers } from './groups.js'
 import { groupKeys, type GroupKeys } from './names.js'
+import { reclaimable } from './reclaim.js'
+import { acknowledge, deadLetter, delayRetry, moveDue, replaceByParts } from './settle.js'
 
-export interface StreamEntry {
-  id: string
-  fields: Record<string, string>
-  /** 1 on first delivery; counts deliveries, including retries and reclaims. */
-  attempt: number
-  /** The stream it was read from (the main stream or the group's retry stream). */
-  source: string
-  /** Id on the main stream; differs from id for an entry read from the retry stream. */
-  origin: string
-}
+export type { HandlerContext, StreamEntry } from './entry.js'
 
 export interface ConsumerOptions {
   redis: Redis
   stream: string
   group: string
   consumer: string
-  handler: (entries: StreamEntry[]) => Promise<void>
+  handler: (entries: StreamEntry[], context: HandlerContext) => Promise<void>
   /** Entries per read, or a function asked before each read (a handler that packs many items per entry may want fewer). */
   batchSize?: number | (() => number)
   blockMs?: number
+  /** How long an entry may go unrenewed before another consumer takes it; renewed every third of it. */
   leaseMs?: number
   retryBaseMs?: number
   retryCapMs?: number
@@ -41,6 +41,8 @@ export interface ConsumerOptions {
    * longer than the backoff does not dead-letter everything that arrived during it.
    */
   isOutage?: (error: unknown) => boolean
+  /** Resolves when the dependency an outage took away answers again; without it a held batch is retried every second. */
+  untilRecovered?: (error: unknown) => Promise<void>
   /**
    * The parts of an entry that carries several items (a packed entry), each as the fields of an
    * entry of its own; undefined for an entry that cannot be split. An entry that fails on its own
@@ -50,35 +52,46 @@ export interface ConsumerOptions {
   split?: (entry: StreamEntry) => Array<Record<string, string>> | undefined
 }
 
-// Moves due entries from the delayed set to the retry stream, atomically, so two consumers
-// running it at once cannot move one entry twice.
-const MOVE_DUE_LUA = `
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
-for _, item in ipairs(due) do
-  local entry = cjson.decode(item)
-  local args = {}
-  for k, v in pairs(entry.f) do table.insert(args, k); table.insert(args, v) end
-  table.insert(args, '__attempt'); table.insert(args, tostring(entry.a))
-  table.insert(args, '__origin'); table.insert(args, entry.o)
-  redis.call('XADD', KEYS[2], '*', unpack(args))
-  redis.call('ZREM', KEYS[1], item)
-end
-return #due
-`
+/**
+ * Holds in a row after which an "outage" is taken for a failure of the entries after all, so an
+ * error misread as an outage cannot hold a batch forever. A real outage costs one hold however
+ * long it lasts (the batch waits for the probe); holds pile up only when the database answers
+ * its probe and the batch still fails as if it were down (a full disk: SELECT 1 works, writes do
+ * not). Between such holds the pause doubles from 0.5 s up to 30 s, so twenty of them span about
+ * seven minutes before the batch starts spending attempts.
+ */
+const MAX_HOLDS = 20
+/** A consumer that holds nothing and was not seen this long is gone (a live one reads every second). */
+const FORGET_CONSUMERS_AFTER = 10 * MINUTE
+const HOLD_PAUSE_FIRST = SECOND / 2
+const HOLD_PAUSE_CAP = 30 * SECOND
 
 type Reply = Array<[string, Array<[string, string[]]>]> | null
 
+/** Thrown by a batch that an outage interrupted: the batch is held, and the loop waits for recovery. */
+class Held extends Error {
+  constructor(readonly outage: unknown) {
+    super('batch held: a dependency is down')
+  }
+}
+
 export class StreamConsumer extends EventEmitter {
-  readonly #o: Required<Omit<ConsumerOptions, 'redis' | 'isOutage' | 'split' | 'batchSize'>>
+  readonly #o: Required<Omit<ConsumerOptions, 'redis' | 'isOutage' | 'untilRecovered' | 'split' | 'batchSize'>>
   readonly #batchSize: () => number
   readonly #isOutage: (error: unknown) => boolean
+  readonly #untilRecovered: ConsumerOptions['untilRecovered']
   readonly #split: ConsumerOptions['split']
   /** A batch an outage interrupted, tried again before anything new is read. */
   #held: StreamEntry[] | undefined
+  /** Outage holds in a row without a batch succeeding. */
+  #holds = 0
   readonly #redis: Redis
   readonly #keys: GroupKeys
+  readonly #lease: LeaseKeeper
   #reader: Redis | undefined
   #running = false
+  /** Aborts when stop() is called, ending any wait of the loop at once. */
+  #stopping = new AbortController()
   #loop: Promise<void> | undefined
   #lastProgressAt = Date.now()
   #lastReclaimAt = 0
@@ -102,8 +115,11 @@ export class StreamConsumer extends EventEmitter {
     const batchSize = options.batchSize ?? 500
     this.#batchSize = typeof batchSize === 'number' ? () => batchSize : batchSize
     this.#isOutage = options.isOutage ?? (() => false)
+    this.#untilRecovered = options.untilRecovered
     this.#keys = groupKeys(options.stream, options.group)
-    this.#redis.defineCommand('svcMoveDue', { numberOfKeys: 2, lua: MOVE_DUE_LUA })
+    this.#lease = new LeaseKeeper(this.#redis, this.#o.group, this.#o.consumer, this.#o.leaseMs)
+    this.#lease.on('error', (error: unknown) => this.emit('error', error))
+    this.#lease.on('lost', (lost: unknown[]) => this.emit('lost', { entries: lost.length }))
   }
 
   /** When the read loop last completed a turn (ms epoch). */
@@ -115,16 +131,22 @@ export class StreamConsumer extends EventEmitter {
   async start(): Promise<void> {
     if (this.#running) return
     // Blocking reads need their own connection, or they would stall every other command.
-    this.#reader = this.#redis.duplicate({ enableAutoPipelining: false })
+    this.#reader = watchConnection(this.#redis.duplicate({ enableAutoPipelining: false }))
     this.#running = true
+    this.#stopping = new AbortController()
     this.#loop = this.#run()
   }
 
-  /** Stops reading, lets the batch in flight finish and acknowledge, then closes the reader. */
+  /**
+   * Stops reading, lets the batch in flight finish and acknowledge, then closes the reader. A batch
+   * held through an outage is left pending: another consumer takes it once its lease runs out.
+   */
   async stop(): Promise<void> {
     if (!this.#running) return
     this.#running = false
+    this.#stopping.abort()
     await this.#loop
+    this.#lease.dropAll()
     this.#reader?.disconnect()
     this.#reader = undefined
   }
@@ -136,13 +158,26 @@ export class StreamConsumer extends EventEmitter {
         await this.#turn()
         failures = 0
       } catch (error) {
-        failures++
-        this.emit('error', error)
-        // A Redis or handler outage must not spin: back off up to 5 s, then try again.
-        if (this.#running) await sleep(Math.min(5 * SECOND, 100 * 2 ** failures))
+        if (error instanceof Held) {
+          this.emit('held', error.outage)
+          await this.#recovery(error.outage)
+        } else {
+          failures++
+          this.emit('error', error)
+          // A Redis outage must not spin: back off up to 5 s, then try again.
+          await sleep(Math.min(5 * SECOND, 100 * 2 ** failures), this.#stopping.signal)
+        }
       }
       this.#lastProgressAt = Date.now()
     }
+  }
+
+  /** Waits until the outage is over (or the consumer stops); the held batch goes first after it. */
+  async #recovery(outage: unknown): Promise<void> {
+    const signal = this.#stopping.signal
+    await until(this.#untilRecovered?.(outage) ?? sleep(SECOND), signal)
+    // Held again right after the last recovery: the probe may not see what fails (see MAX_HOLDS).
+    if (this.#holds > 1) await sleep(Math.min(HOLD_PAUSE_CAP, HOLD_PAUSE_FIRST * 2 ** (this.#holds - 2)), signal)
   }
 
   async #turn(): Promise<void> {
@@ -154,7 +189,7 @@ export class StreamConsumer extends EventEmitter {
     const now = Date.now()
     if (now - this.#lastMoveAt >= Math.min(SECOND, this.#o.retryBaseMs / 4)) {
       this.#lastMoveAt = now
-      await (this.#redis as Redis & { svcMoveDue(a: string, b: string, now: number, limit: number): Promise<number> }).svcMoveDue(this.#keys.delayed, this.#keys.retry, now, this.#batchSize())
+      await moveDue(this.#redis, this.#keys, now, this.#batchSize())
     }
     if (now - this.#lastReclaimAt >= this.#o.leaseMs / 2) {
       this.#lastReclaimAt = now
@@ -171,54 +206,63 @@ export class StreamConsumer extends EventEmitter {
     for (const [source, rows] of reply) {
       for (const [id, flat] of rows) entries.push(toEntry(source, id, flat, 1))
     }
+    this.#lease.add(entries)
     if (entries.length > 0) await this.#process(entries)
   }
 
+  /** Takes entries other consumers (dead, or stalled past their lease) left pending. */
   async #reclaim(): Promise<void> {
     for (const source of [this.#o.stream, this.#keys.retry]) {
-      let cursor = '0-0'
-      do {
-        const [next, rows] = (await this.#redis.xautoclaim(source, this.#o.group, this.#o.consumer, this.#o.leaseMs, cursor, 'COUNT', this.#batchSize())) as [string, Array<[string, string[]] | null>]
-        cursor = next
-        const claimed = rows.filter((row): row is [string, string[]] => row !== null && Array.isArray(row[1]))
-        if (claimed.length === 0) continue
-        const counts = await this.#deliveryCounts(source, claimed.map(([id]) => id))
-        const entries = claimed.map(([id, flat]) => toEntry(source, id, flat, counts.get(id) ?? 2))
+      for await (const entries of reclaimable(this.#redis, source, this.#o, this.#batchSize(), () => this.#running)) {
+        this.#lease.add(entries)
+        this.emit('reclaimed', { entries: entries.length })
         // An entry that keeps killing its consumer is dead-lettered, not reclaimed forever.
         const over = entries.filter((e) => e.attempt > this.#o.maxAttempts)
         for (const entry of over) await this.#deadLetter(entry, new Error(`delivered ${entry.attempt} times without being acknowledged`))
         const rest = entries.filter((e) => e.attempt <= this.#o.maxAttempts)
         if (rest.length > 0) await this.#process(rest)
-      } while (cursor !== '0-0' && this.#running)
+      }
+      await pruneConsumers(this.#redis, source, this.#o.group, FORGET_CONSUMERS_AFTER)
     }
   }
 
-  async #deliveryCounts(source: string, ids: string[]): Promise<Map<string, number>> {
-    const sorted = [...ids].sort()
-    const rows = (await this.#redis.xpending(source, this.#o.group, sorted[0]!, sorted.at(-1)!, ids.length * 2, this.#o.consumer)) as Array<[string, string, number, number]>
-    return new Map(rows.map(([id, , , count]) => [id, Number(count)]))
+  async #handle(entries: StreamEntry[]): Promise<void> {
+    const watch = this.#lease.watch(entries)
+    try {
+      await this.#o.handler(entries, { signal: watch.signal })
+      this.#holds = 0
+    } finally {
+      watch.done()
+    }
+  }
+
+  /** True when error is an outage to wait out (and counts the hold); false once holds in a row pass MAX_HOLDS. */
+  #holdFor(error: unknown): boolean {
+    if (!this.#isOutage(error) || this.#holds >= MAX_HOLDS) return false
+    this.#holds++
+    return true
   }
 
   async #process(entries: StreamEntry[]): Promise<void> {
     try {
-      await this.#o.handler(entries)
+      await this.#handle(entries)
       await this.#ack(entries)
       return
     } catch (error) {
-      if (this.#isOutage(error)) {
+      if (this.#holdFor(error)) {
         this.#held = entries
-        throw error // the read loop backs off, then this batch is tried again as it is
+        throw new Held(error) // the read loop waits for recovery, then this batch is tried again as it is
       }
       // Otherwise: isolate the entries that fail from those that do not.
     }
     for (const [i, entry] of entries.entries()) {
       try {
-        await this.#o.handler([entry])
+        await this.#handle([entry])
         await this.#ack([entry])
       } catch (error) {
-        if (this.#isOutage(error)) {
+        if (this.#holdFor(error)) {
           this.#held = entries.slice(i)
-          throw error
+          throw new Held(error)
         }
         const parts = this.#split?.(entry)
         if (parts && parts.length > 1) await this.#splitUp(entry, parts)
@@ -227,59 +271,30 @@ export class StreamConsumer extends EventEmitter {
     }
   }
 
+  // Each settles entries: they leave the lease first, so a renewal racing the write cannot report
+  // as lost an entry that was simply finished.
   async #ack(entries: StreamEntry[]): Promise<void> {
-    const multi = this.#redis.multi()
-    for (const entry of entries) {
-      multi.xack(entry.source, this.#o.group, entry.id)
-      if (entry.source === this.#keys.retry) multi.xdel(entry.source, entry.id)
-    }
-    await multi.exec()
+    this.#lease.drop(entries)
+    await acknowledge(this.#redis, this.#keys, entries)
   }
 
   async #fail(entry: StreamEntry, error: Error): Promise<void> {
     if (entry.attempt >= this.#o.maxAttempts) return this.#deadLetter(entry, error)
-    const delay = Math.min(this.#o.retryCapMs, this.#o.retryBaseMs * 2 ** (entry.attempt - 1)) * (0.8 + Math.random() * 0.4)
-    const item = JSON.stringify({ f: entry.fields, a: entry.attempt + 1, o: entry.origin })
-    const multi = this.#redis.multi().zadd(this.#keys.delayed, Date.now() + Math.round(delay), item).xack(entry.source, this.#o.group, entry.id)
-    if (entry.source === this.#keys.retry) multi.xdel(entry.source, entry.id)
-    await multi.exec()
-    this.emit('retry', { id: entry.origin, attempt: entry.attempt, delayMs: Math.round(delay), error })
+    const delay = Math.round(Math.min(this.#o.retryCapMs, this.#o.retryBaseMs * 2 ** (entry.attempt - 1)) * (0.8 + Math.random() * 0.4))
+    this.#lease.drop([entry])
+    await delayRetry(this.#redis, this.#keys, entry, delay)
+    this.emit('retry', { id: entry.origin, attempt: entry.attempt, delayMs: delay, error })
   }
 
-  /** Replaces entry by its parts, due at once on the retry path, with the attempts it has used. */
   async #splitUp(entry: StreamEntry, parts: Array<Record<string, string>>): Promise<void> {
-    const now = Date.now()
-    const multi = this.#redis.multi()
-    for (const f of parts) multi.zadd(this.#keys.delayed, now, JSON.stringify({ f, a: entry.attempt, o: entry.origin }))
-    multi.xack(entry.source, this.#o.group, entry.id)
-    if (entry.source === this.#keys.retry) multi.xdel(entry.source, entry.id)
-    await multi.exec()
+    this.#lease.drop([entry])
+    await replaceByParts(this.#redis, this.#keys, entry, parts)
     this.emit('split', { id: entry.origin, parts: parts.length })
   }
 
   async #deadLetter(entry: StreamEntry, error: Error): Promise<void> {
-    const fields = Object.entries(entry.fields).flat()
-    const multi = this.#redis
-      .multi()
-      .xadd(this.#keys.dead, '*', ...fields, '__origin', entry.origin, '__group', this.#o.group, '__attempts', String(entry.attempt), '__error', String(error.message).slice(0, 2000))
-      .xack(entry.source, this.#o.group, entry.id)
-    if (entry.source === this.#keys.retry) multi.xdel(entry.source, entry.id)
-    await multi.exec()
+    this.#lease.drop([entry])
+    await deadLetter(this.#redis, this.#keys, entry, error)
     this.emit('dead', { id: entry.origin, attempt: entry.attempt, error })
   }
-}
-
-function toEntry(source: string, id: string, flat: string[], deliveries: number): StreamEntry {
-  const fields: Record<string, string> = {}
-  for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!
-  let attempt = deliveries
-  const carried = fields.__attempt
-  const origin = fields.__origin ?? id
-  if (carried !== undefined) {
-    // A retried entry carries the attempt it is on; redeliveries of it add to that.
-    attempt = Number(carried) + deliveries - 1
-    delete fields.__attempt
-    delete fields.__origin
-  }
-  return { id, fields, attempt, source, origin }
 }

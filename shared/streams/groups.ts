@@ -52,6 +52,36 @@ export async function groupActivity(redis: Redis, stream: string, group: string)
   return { consumers: rows.length, minIdleMs: Math.min(Infinity, ...idles) }
 }
 
+// Removes, in one step, the consumers holding nothing that have been idle past ARGV[2] ms. One step,
+// because a consumer removed while it holds entries would take them out of the pending list for good.
+const PRUNE_LUA = `
+local removed = 0
+for _, row in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
+  local c = {}
+  for i = 1, #row, 2 do c[row[i]] = row[i + 1] end
+  if tonumber(c['pending']) == 0 and tonumber(c['idle']) > tonumber(ARGV[2]) then
+    redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], c['name'])
+    removed = removed + 1
+  end
+end
+return removed
+`
+
+/**
+ * Forgets the group's consumers that hold nothing and were last seen over idleMs ago: every process
+ * start names its consumers afresh, so each restart or crash would otherwise leave names behind.
+ */
+export async function pruneConsumers(redis: Redis, stream: string, group: string, idleMs: number): Promise<number> {
+  const pruning = redis as Redis & { svcPruneConsumers?(stream: string, group: string, idleMs: number): Promise<number> }
+  if (!pruning.svcPruneConsumers) redis.defineCommand('svcPruneConsumers', { numberOfKeys: 1, lua: PRUNE_LUA })
+  try {
+    return await pruning.svcPruneConsumers!(stream, group, idleMs)
+  } catch (error) {
+    if (/no such key|NOGROUP/i.test(String((error as Error).message))) return 0
+    throw error
+  }
+}
+
 /** XINFO GROUPS entry for one group, or undefined when the stream or group does not exist. */
 export async function groupInfo(redis: Redis, stream: string, group: string): Promise<Record<string, unknown> | undefined> {
   let rows: unknown[]
