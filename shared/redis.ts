@@ -1,12 +1,34 @@
 /** Redis connections and the key names every actor shares, all under one configurable prefix. */
 import { Redis, type RedisOptions } from 'ioredis'
+import type { Logger } from './log.js'
 
-/** Opens a connection; unix:///path URLs connect over a socket (the embedded Redis). */
-export function createRedis(url: string, options: RedisOptions = {}): Redis {
-  if (url.startsWith('unix:')) {
-    return new Redis({ path: new URL(url).pathname, ...options })
-  }
-  return new Redis(url, options)
+/**
+ * Opens a connection; unix:///path URLs connect over a socket (the embedded Redis). ioredis
+ * reconnects by itself; log gets one line when the connection is lost and one when it is back.
+ */
+export function createRedis(url: string, options: RedisOptions = {}, log?: Logger): Redis {
+  const redis = url.startsWith('unix:') ? new Redis({ path: new URL(url).pathname, ...options }) : new Redis(url, options)
+  return watchConnection(redis, log)
+}
+
+/**
+ * Gives a connection (also a duplicate, which inherits no listeners) an error listener: without
+ * one, ioredis prints every failed reconnect attempt to the console. The failed commands carry
+ * the errors to whoever issued them; log, when given, hears of the outage once each way.
+ */
+export function watchConnection(redis: Redis, log?: Logger): Redis {
+  let down = false
+  redis.on('error', (error: NodeJS.ErrnoException) => {
+    if (down) return
+    down = true
+    log?.warn('redis unreachable: reconnecting', { cause: { code: error.code, message: error.message } })
+  })
+  redis.on('ready', () => {
+    if (!down) return
+    down = false
+    log?.info('redis reachable again')
+  })
+  return redis
 }
 
 /** Names of the streams and keys, derived from the prefix so tests and stacks never collide. */

@@ -18,4 +18,6 @@ export interface HostedService {
   lastProgressAt(): number
   /** Smallest idle time of any consumer of the group across the fleet, in ms (Infinity if none). */
   fleetIdleMs(): Promise<number>
+  /** What the service holds its work for, and since when (ms epoch), while something it depends on is down. */
+  waitingFor(): { what: string; since: number } | undefined
 }

@@ -82,6 +82,8 @@ export function createGrouper(deps: GrouperDeps): HostedService {
       retryBaseMs: deps.timing.retryBaseMs,
       maxAttempts: deps.timing.maxAttempts,
       isOutage: isDatabaseOutage,
+      // The database's outage watch logs the outage once per process and probes until it answers.
+      untilRecovered: (error) => deps.db.outage.untilBack(error),
       // Storing is idempotent by event id: parts whose events were stored before are not counted twice.
       split: (entry) => {
         const envelopes = readableEnvelopes(entry)
@@ -89,6 +91,8 @@ export function createGrouper(deps: GrouperDeps): HostedService {
       },
     })
     consumer.on('error', (error: unknown) => log.error('grouper consumer error', { error }))
+    consumer.on('reclaimed', ({ entries }: { entries: number }) => log.info('took over entries another consumer stopped renewing', { entries }))
+    consumer.on('lost', ({ entries }: { entries: number }) => log.warn('another consumer took entries this one held (it stalled past its lease); they are stored once either way', { entries }))
     return consumer
   })
   return {
@@ -103,5 +107,9 @@ export function createGrouper(deps: GrouperDeps): HostedService {
     // The laggard counts: one stuck loop holds its entries even while the others move.
     lastProgressAt: () => Math.min(...consumers.map((consumer) => consumer.lastProgressAt)),
     fleetIdleMs: async () => (await groupActivity(deps.redis, deps.keys.events, GROUPS.grouper)).minIdleMs,
+    waitingFor: () => {
+      const since = deps.db.outage.downSince
+      return since === undefined ? undefined : { what: 'database', since }
+    },
   }
 }

@@ -14,10 +14,13 @@ export interface IngestDeps {
   log: Logger
 }
 
+/** Seconds a client waits before trying again when its key cannot be checked (the database is restarting). */
+export const KEY_CHECK_RETRY_AFTER = 5
+
 /** Checks a presented key is an ingest key; throws IngestError otherwise. */
 export async function requireIngestKey(deps: IngestDeps, token: string | undefined): Promise<{ keyId: string; projectId: string }> {
   const result = await deps.auth.authenticate(token, 'ingest')
-  if (!result.ok) throw new IngestError(result.code)
+  if (!result.ok) throw new IngestError(result.code, result.code === 'key_check_unavailable' ? { retryAfter: KEY_CHECK_RETRY_AFTER } : {})
   return result
 }
 

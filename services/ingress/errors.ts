@@ -25,17 +25,19 @@ export const INGEST_ERRORS = {
   backlog_full: { status: 429, message: 'The service is behind on processing events. Wait retry_after seconds, then send again.' },
   objectstore_unavailable: { status: 503, message: 'The object store cannot take the upload now; nothing was stored. Check the service configuration, then upload again.' },
   unavailable: { status: 503, message: 'The event could not be queued because the queue is unreachable; nothing was stored. Send it again shortly.' },
+  key_check_unavailable: { status: 503, message: 'The key cannot be checked now because the database is unreachable; nothing was stored. Send it again in retry_after seconds.' },
   internal_error: { status: 500, message: 'The service failed to handle the request; nothing was stored. Send it again; if it persists, check the service logs.' },
 } as const satisfies Record<string, ErrorSpec>
 
 export type IngestErrorCode = keyof typeof INGEST_ERRORS
 
 /** The key answers of the source-map upload, which speak of its key, not the ingest key. */
-export const UPLOAD_KEY_MESSAGES: Readonly<Record<'key_missing' | 'key_malformed' | 'key_unknown' | 'insufficient_scope', string>> = {
+export const UPLOAD_KEY_MESSAGES: Readonly<Record<'key_missing' | 'key_malformed' | 'key_unknown' | 'insufficient_scope' | 'key_check_unavailable', string>> = {
   key_missing: "No X-API-Key header. Send the project's source-map key (svc_sk_…) in X-API-Key.",
   key_malformed: 'The X-API-Key value is not a whole key: it may be truncated or edited. Copy the full source-map key again.',
   key_unknown: 'The X-API-Key value matches no stored key (or it was revoked). Use a current source-map key from the project settings.',
   insufficient_scope: 'This key is real but cannot upload source maps: use the source-map key (svc_sk_…) from SVC_SOURCEMAP_KEY.',
+  key_check_unavailable: 'The source-map key cannot be checked now because the database is unreachable; nothing was stored. Upload again in retry_after seconds.',
 }
 
 export interface ErrorDetail {

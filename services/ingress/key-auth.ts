@@ -1,15 +1,17 @@
 /**
  * Authenticates presented keys for the ingress. Lookups are cached briefly per key id, and a key
  * that verified is remembered whole for the same time, so the hot path is one map lookup: no
- * hash, no database round trip. Concurrent misses for one id share a query.
+ * hash, no database round trip. Concurrent misses for one id share a query. While the database is
+ * unreachable, a token that verified before keeps verifying (past its cache period), so a
+ * database restart or failover does not stop ingestion; a token never seen gets 503.
  */
-import type { Db } from '../../shared/db.js'
+import { isDatabaseOutage, type Db } from '../../shared/db.js'
 import { parseKey, secretMatches, type KeyKind } from '../../shared/keys.js'
 import { SECOND } from '../../shared/time.js'
 
 export type AuthResult =
   | { ok: true; keyId: string; projectId: string; kind: KeyKind }
-  | { ok: false; code: 'key_missing' | 'key_malformed' | 'key_unknown' | 'insufficient_scope' }
+  | { ok: false; code: 'key_missing' | 'key_malformed' | 'key_unknown' | 'insufficient_scope' | 'key_check_unavailable' }
 
 interface StoredKey {
   projectId: string
@@ -25,13 +27,16 @@ const CACHE_MAX = 10_000
 
 export class KeyAuthenticator {
   readonly #db: Db
+  readonly #ttlMs: number
   readonly #cache = new Map<string, { key: StoredKey | undefined; until: number }>()
   readonly #inflight = new Map<string, Promise<StoredKey | undefined>>()
   /** Tokens that verified, with what they verified as; only successes, so garbage cannot fill it. */
   readonly #verified = new Map<string, { key: StoredKey & { id: string }; until: number }>()
 
-  constructor(db: Db) {
+  /** cacheMs: how long a lookup is trusted (tests shorten it). */
+  constructor(db: Db, options: { cacheMs?: number } = {}) {
     this.#db = db
+    this.#ttlMs = options.cacheMs ?? CACHE_TTL
   }
 
   /** The answer for a token that verified within the cache period, without waiting; else undefined. */
@@ -49,13 +54,22 @@ export class KeyAuthenticator {
     if (!token) return { ok: false, code: 'key_missing' }
     const parsed = parseKey(token)
     if (!parsed) return { ok: false, code: 'key_malformed' }
-    const stored = await this.#lookup(parsed.id)
+    let stored: StoredKey | undefined
+    try {
+      stored = await this.#lookup(parsed.id)
+    } catch (error) {
+      if (!isDatabaseOutage(error)) throw error
+      this.#db.outage.report(error)
+      // Kept past its period on purpose: during an outage, revocations cannot be read either.
+      const stale = this.#verified.get(token)
+      return stale ? result(stale.key, required) : { ok: false, code: 'key_check_unavailable' }
+    }
     if (!stored || stored.kind !== parsed.kind || !secretMatches(parsed.secret, stored.secretHash)) {
       return { ok: false, code: 'key_unknown' }
     }
     const key = { ...stored, id: parsed.id }
     if (this.#verified.size >= CACHE_MAX) this.#verified.delete(this.#verified.keys().next().value!)
-    this.#verified.set(token, { key, until: this.#cache.get(parsed.id)?.until ?? Date.now() + CACHE_TTL })
+    this.#verified.set(token, { key, until: this.#cache.get(parsed.id)?.until ?? Date.now() + this.#ttlMs })
     return result(key, required)
   }
 
@@ -70,7 +84,7 @@ export class KeyAuthenticator {
     }
     const key = await pending
     if (this.#cache.size >= CACHE_MAX) this.#cache.delete(this.#cache.keys().next().value!)
-    this.#cache.set(id, { key, until: now + (key ? CACHE_TTL : MISS_TTL) })
+    this.#cache.set(id, { key, until: now + (key ? this.#ttlMs : Math.min(this.#ttlMs, MISS_TTL)) })
     return key
   }
 

@@ -5,6 +5,7 @@ import { createDb } from '../../shared/db.js'
 import { createLogger } from '../../shared/log.js'
 import { createObjectStore } from '../../shared/object-store.js'
 import { startWorker } from '../../services/worker/index.js'
+import { refuseConnections } from '../helpers/pg-faults.js'
 import { postEvent, sampleEvent, startTestStack, waitFor } from '../helpers/stack.js'
 
 /** A TCP hop to PostgreSQL that the test can cut and restore, like a database restart. */
@@ -65,4 +66,43 @@ t.test('a database outage longer than every retry backoff dead-letters nothing: 
   t.equal(after.deadLettered, 0, 'still nothing dead-lettered')
   const { rows } = await stack.db.query<{ n: string }>('SELECT event_count AS n FROM issues')
   t.equal(Number(rows[0]!.n), 20, 'each event counted once')
+})
+
+t.test('a database refusing connections (55000) holds batches without spending attempts: two workers, one log line each way, nothing reclaimed, each event stored once within seconds of the database answering', async (t) => {
+  const stack = await startTestStack(t, { env: { SVC_EVENTS_PER_KEY_PER_MINUTE: '100000' } })
+  const lines: Array<Record<string, unknown>> = []
+  const log = createLogger('info', {}, (line) => lines.push(JSON.parse(line) as Record<string, unknown>))
+  // Default retry timing (30 s first backoff): a batch that spent an attempt would wait that long.
+  const config = loadConfig({ SVC_STREAM_LEASE_MS: '600', LOG_LEVEL: 'info' })
+  const workers = []
+  for (let i = 0; i < 2; i++) {
+    const db = createDb(stack.databaseUrl, { max: 2, log: log.child({ worker: i }) })
+    t.teardown(() => db.close())
+    const worker = await startWorker({ db, objects: await createObjectStore(stack.config.objectStore), redis: stack.redis, keys: stack.keys, log: log.child({ worker: i }), services: ['grouper'], timing: config.stream, healthPort: 0, healthHost: '127.0.0.1' })
+    t.teardown(() => worker.stop())
+    workers.push(worker)
+  }
+  const headers = { 'Content-Type': 'application/json', 'X-API-Key': stack.ingestKey }
+  t.equal((await postEvent(stack.baseUrl, sampleEvent({ session_id: 'warm' }), headers)).status, 202, 'the key verified before the outage')
+  await waitFor(async () => (await stack.db.query('SELECT 1 FROM events')).rowCount === 1, 10_000, 50)
+
+  await refuseConnections(stack.databaseUrl, true)
+  t.teardown(() => refuseConnections(stack.databaseUrl, false))
+  for (let i = 0; i < 30; i++) t.equal((await postEvent(stack.baseUrl, sampleEvent({ session_id: `s${i}` }), headers)).status, 202)
+  // Longer than the lease several times over: held batches are renewed, not reclaimed.
+  await new Promise((resolve) => setTimeout(resolve, 3000))
+  const health = await (await fetch(`http://127.0.0.1:${workers[0]!.healthPort}/health`)).text()
+  t.match(health, /^status: waiting$/m, 'health says the worker waits')
+  t.match(health, /waiting_for=database/)
+  t.equal(await stack.redis.zcard(`${stack.keys.events}:delayed:grouper`), 0, 'no entry went to the retry backoff')
+
+  await refuseConnections(stack.databaseUrl, false)
+  await waitFor(async () => (await stack.db.query('SELECT 1 FROM events')).rowCount === 31, 10_000, 50)
+  const { rows } = await stack.db.query<{ n: string }>('SELECT sum(event_count) AS n FROM issues')
+  t.equal(Number(rows[0]!.n), 31, 'each event counted once')
+  const said = (pattern: RegExp): number => lines.filter((line) => pattern.test(String(line.msg))).length
+  t.ok(said(/database unreachable/) >= 1 && said(/database unreachable/) <= 2, `one outage line per worker that met it (${said(/database unreachable/)})`)
+  t.equal(said(/database reachable again/), said(/database unreachable/), 'and one line each when it ended')
+  t.equal(said(/took over entries/), 0, 'nothing was reclaimed from a live worker')
+  t.equal(said(/grouper consumer error/), 0, 'an outage is not logged as an error per batch')
 })

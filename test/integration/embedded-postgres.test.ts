@@ -113,7 +113,8 @@ t.test('a second client waits for the first connection to close instead of being
   const held = await first.pool.connect()
   await held.query('BEGIN')
   await held.query('CREATE TABLE turn (n int)')
-  const second = createDb(pg.url, { max: 1 })
+  // Waiting its turn is what the embedded database asks of a second client: no connect timeout.
+  const second = createDb(pg.url, { max: 1, connectTimeoutMs: 0 })
   t.teardown(() => second.close())
   let answered = false
   const waiting = second.query<{ n: number }>('SELECT count(*)::int AS n FROM turn').then((result) => {
@@ -128,9 +129,10 @@ t.test('a second client waits for the first connection to close instead of being
   await first.close()
   t.same((await waiting).rows, [{ n: 1 }], 'it then sees the committed row')
 
-  // A pool that closes and reconnects at once gets straight back in.
+  // A pool that closes and reconnects at once gets straight back in (once the second pool's idle
+  // connection has closed: the gate admits one connection at a time).
   for (let i = 0; i < 3; i++) {
-    const db = createDb(pg.url, { max: 1 })
+    const db = createDb(pg.url, { max: 1, connectTimeoutMs: 0 })
     await db.query('INSERT INTO turn VALUES ($1)', [i])
     await db.close()
   }

@@ -4,6 +4,7 @@
  * subscriber connection per process; a channel is subscribed while anyone listens on it.
  */
 import type { Redis } from 'ioredis'
+import { watchConnection } from '../../../shared/redis.js'
 
 export class WakeHub {
   readonly #sub: Redis
@@ -12,7 +13,7 @@ export class WakeHub {
 
   constructor(redis: Redis) {
     // A subscribed connection can run nothing else; ioredis resubscribes after a reconnect.
-    this.#sub = redis.duplicate({ enableAutoPipelining: false })
+    this.#sub = watchConnection(redis.duplicate({ enableAutoPipelining: false }))
     this.#sub.on('error', () => {}) // reconnects on its own; a held poll still ends at its deadline
     this.#sub.on('message', (channel: string) => {
       for (const fn of this.#listeners.get(channel) ?? []) fn()
