@@ -1,6 +1,7 @@
 /** What every command starts from: validated config, a logger, and orderly shutdown on signals. */
 import { ConfigError, loadConfig, type Config } from '../shared/config.js'
 import { createLogger, type Logger } from '../shared/log.js'
+import { SECOND } from '../shared/time.js'
 
 export interface Context {
   config: Config
@@ -32,9 +33,35 @@ export function requireExternal(config: Config, command: string): { databaseUrl:
   return { databaseUrl: config.databaseUrl!, redisUrl: config.redisUrl! }
 }
 
-/** Resolves on the first SIGINT or SIGTERM; a second one forces exit. */
+/** How long a part whose supervisor died may take to stop before it exits anyway. */
+const SUPERVISOR_GONE_GRACE = 10 * SECOND
+
+/**
+ * Tells the supervisor (svc up), when there is one, that this process serves. The IPC channel is
+ * then unreferenced, so it does not keep a stopping process alive.
+ */
+export function tellReady(): void {
+  if (!process.send || !process.connected) return
+  process.send({ type: 'ready' })
+  process.channel?.unref()
+}
+
+/**
+ * Resolves on the first SIGINT or SIGTERM, or when the supervisor that started this process is gone
+ * (its IPC channel closed: killed with -9, say), so no part outlives svc up. A second signal forces exit.
+ */
 export function untilSignal(log: Logger): Promise<string> {
   return new Promise((resolve) => {
+    if (process.connected) {
+      process.once('disconnect', () => {
+        // The supervisor took what it started with it (the embedded Redis): stop, but not for long.
+        setTimeout(() => {
+          log.warn('supervisor gone and stopping takes too long: exiting now')
+          process.exit(1)
+        }, SUPERVISOR_GONE_GRACE).unref()
+        resolve('supervisor gone')
+      })
+    }
     let stopping = false
     const onSignal = (signal: string): void => {
       if (stopping) {

@@ -18,8 +18,8 @@ const port = parentPort!
 const { config, log } = loadContext('ingress')
 const { databaseUrl, redisUrl } = requireExternal(config, 'ingress')
 // Key lookups are the only queries and are cached: a small pool per thread is plenty.
-const db = createDb(databaseUrl, { max: 2, applicationName: 'svc-ingress' })
-const redis = createRedis(redisUrl, { enableAutoPipelining: true })
+const db = createDb(databaseUrl, { max: 2, applicationName: 'svc-ingress', log })
+const redis = createRedis(redisUrl, { enableAutoPipelining: true }, log)
 const tell = (message: ThreadMessage): void => port.postMessage(message)
 const nextOrder = (): Promise<ParentMessage> => new Promise((resolve) => port.once('message', resolve))
 const release = async (): Promise<void> => {

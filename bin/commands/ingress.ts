@@ -4,7 +4,7 @@ import { createDb } from '../../shared/db.js'
 import { createObjectStore } from '../../shared/object-store.js'
 import { createRedis, streamKeys } from '../../shared/redis.js'
 import { startIngress } from '../../services/ingress/index.js'
-import { loadContext, requireExternal, untilSignal } from '../context.js'
+import { loadContext, requireExternal, tellReady, untilSignal } from '../context.js'
 import { startIngressThreads } from '../ingress-threads.js'
 import { loadConfiguredPlugins } from '../../shared/plugins/loader.js'
 import { oauthWarnings } from '../../services/ingress/dashboard/oauth-settings.js'
@@ -20,6 +20,7 @@ export class IngressCommand extends Command {
     if (config.ingressThreads > 1) {
       try {
         const threads = await startIngressThreads(config.ingressThreads, config.ingestionPort, log)
+        tellReady()
         const reason = await Promise.race([untilSignal(log), threads.failed])
         await threads.stop()
         return reason.startsWith('SIG') ? 0 : 1
@@ -28,10 +29,11 @@ export class IngressCommand extends Command {
         return 1
       }
     }
-    const db = createDb(databaseUrl, { applicationName: 'svc-ingress' })
-    const redis = createRedis(redisUrl, { enableAutoPipelining: true })
+    const db = createDb(databaseUrl, { applicationName: 'svc-ingress', log })
+    const redis = createRedis(redisUrl, { enableAutoPipelining: true }, log)
     try {
       const ingress = await startIngress({ db, objects: await createObjectStore(config.objectStore, log), redis, keys: streamKeys(config.redisKeyPrefix), log, config, plugins: await loadConfiguredPlugins(config, log), port: config.ingestionPort, host: config.ingestionHost })
+      tellReady()
       await untilSignal(log)
       await ingress.stop()
       return 0

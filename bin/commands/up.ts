@@ -1,28 +1,23 @@
 /**
- * svc up (npm start): the whole service on one machine. Redis is spawned unless REDIS_URL is set;
- * without DATABASE_URL the embedded PGlite database is used and every actor runs in this process
- * (PGlite has one owner); with DATABASE_URL the ingress and worker run as child processes.
+ * svc up (npm start): the whole service on one machine. Redis is spawned unless REDIS_URL is set.
+ * Without DATABASE_URL every actor runs in one supervised process on the embedded PGlite database
+ * (PGlite has one owner); with DATABASE_URL the worker and the ingress run as supervised processes
+ * of their own, so one that crashes is restarted while the other keeps serving.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { Command } from 'clipanion'
 import { createDb } from '../../shared/db.js'
-import { startEmbeddedPostgres, startEmbeddedRedis } from '../../shared/embedded/index.js'
+import { startEmbeddedRedis } from '../../shared/embedded/index.js'
 import { migrate } from '../../shared/migrate.js'
-import { createObjectStore } from '../../shared/object-store.js'
-import { createRedis, streamKeys } from '../../shared/redis.js'
 import { applySeed, SEED_INGEST_KEY } from '../../shared/seed.js'
-import { startIngress } from '../../services/ingress/index.js'
-import { startWorker } from '../../services/worker/index.js'
 import { loadContext, untilSignal, type Context } from '../context.js'
-import { loadConfiguredPlugins } from '../../shared/plugins/loader.js'
+import { Supervisor, type PartSpec } from '../supervisor.js'
 import { oauthWarnings } from '../../services/ingress/dashboard/oauth-settings.js'
 
 type Stop = () => Promise<unknown>
 
 export class UpCommand extends Command {
   static override paths = [['up']]
-  static override usage = Command.Usage({ description: 'Run the whole service on this machine with embedded defaults (Redis spawned, PGlite) unless REDIS_URL / DATABASE_URL are set.' })
+  static override usage = Command.Usage({ description: 'Run the whole service on this machine with embedded defaults (Redis spawned, PGlite) unless REDIS_URL / DATABASE_URL are set; parts that crash are restarted.' })
 
   async execute(): Promise<number> {
     const ctx = loadContext('up')
@@ -35,11 +30,13 @@ export class UpCommand extends Command {
         stops.push(redis.stop)
         redisUrl = redis.url
       }
-      const { stopped } = ctx.config.databaseUrl ? await runChildren(ctx, ctx.config.databaseUrl, redisUrl, stops) : await runEmbedded(ctx, redisUrl, stops)
+      const supervisor = new Supervisor(ctx.log)
+      stops.push(() => supervisor.stop())
+      await supervisor.start(await parts(ctx, redisUrl))
       this.context.stdout.write(banner(ctx))
-      const reason = await Promise.race([untilSignal(ctx.log), stopped])
+      const reason = await untilSignal(ctx.log)
       ctx.log.info('stopping', { reason })
-      return reason.startsWith('child') ? 1 : 0
+      return 0
     } catch (error) {
       this.context.stderr.write(`svc up: ${(error as Error).message}\n`)
       return 1
@@ -49,52 +46,21 @@ export class UpCommand extends Command {
   }
 }
 
-async function prepareDatabase(url: string, max: number): Promise<ReturnType<typeof createDb>> {
-  const db = createDb(url, { max, applicationName: 'svc-up' })
-  await migrate(db)
-  await applySeed(db)
-  return db
-}
-
-/** Every actor in this process; `stopped` never settles (only a signal ends embedded mode). */
-async function runEmbedded(ctx: Context, redisUrl: string, stops: Stop[]): Promise<{ stopped: Promise<string> }> {
-  const pg = await startEmbeddedPostgres({ dataDir: ctx.config.dataDir, log: ctx.log })
-  stops.push(pg.stop)
-  // One connection: PGlite's socket server hangs when connections interleave transactions.
-  const db = await prepareDatabase(pg.url, 1)
-  stops.push(() => db.close())
-  const redis = createRedis(redisUrl, { enableAutoPipelining: true })
-  stops.push(async () => redis.disconnect())
-  const keys = streamKeys(ctx.config.redisKeyPrefix)
-  const objects = await createObjectStore(ctx.config.objectStore, ctx.log)
-  const worker = await startWorker({ db, objects, redis, keys, log: ctx.log, services: ctx.config.services, timing: ctx.config.stream, healthPort: ctx.config.workerHealthPort })
-  stops.push(() => worker.stop())
-  const ingress = await startIngress({ db, objects, redis, keys, log: ctx.log, config: ctx.config, plugins: await loadConfiguredPlugins(ctx.config, ctx.log), port: ctx.config.ingestionPort, host: ctx.config.ingestionHost })
-  stops.push(() => ingress.stop())
-  return { stopped: new Promise<string>(() => {}) }
-}
-
-/** Ingress and worker as child processes; `stopped` settles when either exits. */
-async function runChildren(ctx: Context, databaseUrl: string, redisUrl: string, stops: Stop[]): Promise<{ stopped: Promise<string> }> {
-  const db = await prepareDatabase(databaseUrl, 2)
-  await db.close()
-  const entry = fileURLToPath(new URL('../svc.js', import.meta.url))
+/** The processes to supervise; with DATABASE_URL, the database is migrated and seeded once first. */
+async function parts({ config }: Context, redisUrl: string): Promise<PartSpec[]> {
   const env = { ...process.env, REDIS_URL: redisUrl }
-  const children: ChildProcess[] = ['worker', 'ingress'].map((command) => spawn(process.execPath, [entry, command], { env, stdio: 'inherit' }))
-  for (const child of children) {
-    stops.push(
-      () =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve()
-          child.once('exit', () => resolve())
-          child.kill('SIGTERM')
-        }),
-    )
+  if (!config.databaseUrl) return [{ name: 'all-in-one', args: ['all-in-one'], env }]
+  const db = createDb(config.databaseUrl, { max: 2, applicationName: 'svc-up' })
+  try {
+    await migrate(db)
+    await applySeed(db)
+  } finally {
+    await db.close()
   }
-  const stopped = new Promise<string>((resolve) => {
-    for (const child of children) child.once('exit', (code) => resolve(`child ${child.spawnargs.at(-1)} exited with ${code}`))
-  })
-  return { stopped }
+  return [
+    { name: 'worker', args: ['worker'], env },
+    { name: 'ingress', args: ['ingress'], env },
+  ]
 }
 
 function banner({ config }: Context): string {
@@ -106,7 +72,7 @@ function banner({ config }: Context): string {
     `                  -d '{"timestamp":"2026-01-01T00:00:00Z","error":{"type":"Error","message":"hello","stack":""},"breadcrumbs":[],"context":{"url":"http://localhost/","user_agent":"curl"},"sdk_version":"curl","platform":"javascript"}'`,
     `  worker health:  http://localhost:${config.workerHealthPort}/health`,
     `  data:           ${config.databaseUrl ? 'DATABASE_URL' : config.dataDir}`,
-    '  Ctrl-C stops everything.',
+    '  A part that crashes is restarted; Ctrl-C stops everything.',
     '',
   ].join('\n')
 }

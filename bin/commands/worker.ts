@@ -4,7 +4,7 @@ import { createDb } from '../../shared/db.js'
 import { createObjectStore } from '../../shared/object-store.js'
 import { createRedis, streamKeys } from '../../shared/redis.js'
 import { startWorker } from '../../services/worker/index.js'
-import { loadContext, requireExternal, untilSignal } from '../context.js'
+import { loadContext, requireExternal, tellReady, untilSignal } from '../context.js'
 
 export class WorkerCommand extends Command {
   static override paths = [['worker']]
@@ -13,10 +13,11 @@ export class WorkerCommand extends Command {
   async execute(): Promise<number> {
     const { config, log } = loadContext('worker')
     const { databaseUrl, redisUrl } = requireExternal(config, 'worker')
-    const db = createDb(databaseUrl, { applicationName: 'svc-worker' })
-    const redis = createRedis(redisUrl)
+    const db = createDb(databaseUrl, { applicationName: 'svc-worker', log })
+    const redis = createRedis(redisUrl, {}, log)
     try {
-      const worker = await startWorker({ db, objects: await createObjectStore(config.objectStore, log), redis, keys: streamKeys(config.redisKeyPrefix), log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort })
+      const worker = await startWorker({ db, objects: await createObjectStore(config.objectStore, log), redis, keys: streamKeys(config.redisKeyPrefix), log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts })
+      tellReady()
       await untilSignal(log)
       await worker.stop()
       return 0

@@ -5,7 +5,7 @@
 import uWS from 'uWebSockets.js'
 import type { Db } from '../../shared/db.js'
 import type { ObjectStore } from '../../shared/object-store.js'
-import { acceptEvent, requireIngestKey, type IngestDeps } from './accept-event.js'
+import { acceptEvent, KEY_CHECK_RETRY_AFTER, requireIngestKey, type IngestDeps } from './accept-event.js'
 import { IngestError, UPLOAD_KEY_MESSAGES } from './errors.js'
 import { uploadSourceMap } from './upload-sourcemap.js'
 import { registerAgentRoutes } from './agent-routes.js'
@@ -34,6 +34,8 @@ export interface IngressDeps extends IngestDeps {
   dashboard: Pick<DashboardDeps, 'dashboardOrigin' | 'secureCookies' | 'redisKeyPrefix'>
   /** Trusted proxies in front: per-address limits read the client from X-Forwarded-For. */
   proxyHops: number
+  /** How often a supervisor (svc up) restarted this process; shown by /health. */
+  restarts: number
 }
 
 /** Registers every route on a new uWS app. */
@@ -48,7 +50,7 @@ export function createIngressApp(deps: IngressDeps): IngressApp {
 
   app.get('/health', (res) => {
     const ex = exchange(res)
-    send(ex, 200, JSON.stringify({ status: 'ok', service: 'svc-ingress' }))
+    send(ex, 200, JSON.stringify({ status: 'ok', service: 'svc-ingress', restarts: deps.restarts }))
   })
 
   app.options('/*', (res) => {
@@ -98,7 +100,7 @@ export function createIngressApp(deps: IngressDeps): IngressApp {
       const reading = readBodyText(ex, cap, body.gzipped)
       reading.catch(() => {}) // observed below, unless the key fails first
       const auth = await deps.auth.authenticate(body.token, 'sourcemap')
-      if (!auth.ok) throw new IngestError(auth.code, { message: UPLOAD_KEY_MESSAGES[auth.code] })
+      if (!auth.ok) throw new IngestError(auth.code, { message: UPLOAD_KEY_MESSAGES[auth.code], retryAfter: auth.code === 'key_check_unavailable' ? KEY_CHECK_RETRY_AFTER : undefined })
       const text = await reading.catch((error: unknown) => {
         throw error instanceof IngestError && error.code === 'payload_too_large' ? new IngestError('payload_too_large', { message: tooLarge }) : error
       })

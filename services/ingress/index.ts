@@ -5,7 +5,7 @@ import type { Db } from '../../shared/db.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import type { Logger } from '../../shared/log.js'
 import type { ChatPlugin, CodehostPlugin } from '../../shared/plugins/types.js'
-import type { StreamKeys } from '../../shared/redis.js'
+import { watchConnection, type StreamKeys } from '../../shared/redis.js'
 import { ensureGroup } from '../../shared/streams/index.js'
 import { GROUPS, streamTopology } from '../../shared/topology.js'
 import { createIngressApp } from './app.js'
@@ -23,7 +23,7 @@ export interface IngressOptions {
   keys: StreamKeys
   log: Logger
   /** Limits, the public base URL and the setup-session settings. */
-  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops'>
+  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts'>
   /** Code host and chat integrations; absent ones turn their setup steps into clear refusals. */
   plugins: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }
   port: number
@@ -44,7 +44,7 @@ export async function startIngress(options: IngressOptions): Promise<Ingress> {
   }
   // The queue batches by itself: its own connection skips ioredis's auto-pipelining layer, which
   // only added work on top of one call per batch.
-  const queueRedis = options.redis.duplicate({ enableAutoPipelining: false })
+  const queueRedis = watchConnection(options.redis.duplicate({ enableAutoPipelining: false }))
   const { limits } = options.config
   const queue = new EventQueue(queueRedis, options.keys, limits.eventsPerKeyPerMinute)
   const backlog = new BacklogMonitor(options.redis, options.keys.events, GROUPS.grouper, limits.eventsBacklogLimit, () => queue.meanEventsPerEntry)
@@ -74,6 +74,7 @@ export async function startIngress(options: IngressOptions): Promise<Ingress> {
       redisKeyPrefix: options.config.redisKeyPrefix,
     },
     proxyHops: options.config.trustedProxyHops,
+    restarts: options.config.restarts,
     sdkSeen: new SdkSeen(options.db, options.redis, options.keys),
   })
   let port: number

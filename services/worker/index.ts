@@ -22,6 +22,8 @@ export interface WorkerDeps {
   timing: StreamTiming
   healthPort: number
   healthHost?: string
+  /** How often a supervisor restarted this process; shown by /health. */
+  restarts?: number
 }
 
 export interface Worker {
@@ -45,7 +47,7 @@ export async function startWorker(deps: WorkerDeps): Promise<Worker> {
   const trimmer = new StreamTrimmer({ redis: deps.redis, streams: streamTopology(deps.keys).map((s) => s.stream) })
   trimmer.on('error', (error: unknown) => deps.log.warn('stream trim failed', { error }))
   trimmer.start()
-  const server: Server = await startHealthServer(services, deps.healthPort, deps.healthHost)
+  const server: Server = await startHealthServer(services, deps.healthPort, deps.healthHost, deps.restarts)
   const address = server.address()
   deps.log.info('worker started', { services: deps.services, health: address })
   return {

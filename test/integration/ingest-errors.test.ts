@@ -113,7 +113,7 @@ t.test('ping answers 204 for an ingest key and 401/403 otherwise; CORS preflight
   t.equal(preflight.headers.get('access-control-allow-credentials'), null, 'never allows credentials')
   const health = await fetch(`${stack.baseUrl}/health`)
   t.equal(health.status, 200)
-  t.same(await health.json(), { status: 'ok', service: 'svc-ingress' })
+  t.same(await health.json(), { status: 'ok', service: 'svc-ingress', restarts: 0 })
 })
 
 t.test('events arriving together are rate-limited per key within their batch: exactly the limit is queued', async (t) => {

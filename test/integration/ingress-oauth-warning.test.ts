@@ -1,23 +1,15 @@
 import { spawn } from 'node:child_process'
 import { generateKeyPairSync } from 'node:crypto'
-import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { childEnv } from '../helpers/env.js'
+import { freePort } from '../helpers/processes.js'
 import { startTestStack, waitFor } from '../helpers/stack.js'
 
 const SVC = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
 const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }) as string
 const CLIENT_SECRET = 'oauth-client-secret-not-for-logs-0123456789'
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /** Starts `svc ingress` with code-host sign-in configured; resolves with its stderr once it listens. */
 async function startupLog(t: { teardown(fn: () => unknown): void }, extra: Record<string, string>): Promise<string> {

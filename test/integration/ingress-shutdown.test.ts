@@ -1,22 +1,14 @@
 import { spawn } from 'node:child_process'
-import { connect, createServer, type Socket } from 'node:net'
+import { connect, type Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { childEnv } from '../helpers/env.js'
+import { freePort } from '../helpers/processes.js'
 import { postEvent, queuedEvents, sampleEvent, startTestStack, waitFor } from '../helpers/stack.js'
 
 const SVC = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
 
 /** A port nothing listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /** Opens a raw keep-alive connection, sends one request on it and leaves it open and idle. */
 async function idleKeepAlive(port: number): Promise<{ socket: Socket; closed: Promise<void> }> {

@@ -1,29 +1,14 @@
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { createDb } from '../../shared/db.js'
 import { startEmbeddedPostgres } from '../../shared/embedded/index.js'
 import { createLogger } from '../../shared/log.js'
 import { SEED_INGEST_KEY } from '../../shared/seed.js'
-import { childEnv } from '../helpers/env.js'
+import { startSvcUp, type SvcUp } from '../helpers/processes.js'
 import { postEvent, sampleEvent, waitFor } from '../helpers/stack.js'
-
-const SVC = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /** Command lines of live processes that name the folder (pgrep exits 1 when there are none). */
 function processesMentioning(dir: string): string[] {
@@ -34,30 +19,9 @@ function processesMentioning(dir: string): string[] {
   }
 }
 
-/** Starts `svc up` in a data folder and resolves once it printed its banner. */
-async function up(t: Test, dataDir: string): Promise<{ base: string; health: string; output: () => string; stop: () => Promise<number | null> }> {
-  const port = await freePort()
-  const healthPort = await freePort()
-  const env = childEnv({ SVC_DATA_DIR: dataDir, INGESTION_PORT: String(port), WORKER_HEALTH_PORT: String(healthPort), LOG_LEVEL: 'warn', DATABASE_URL: undefined, REDIS_URL: undefined })
-  const child = spawn(process.execPath, [SVC, 'up'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-  let output = ''
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  t.teardown(() => {
-    if (child.exitCode === null) child.kill('SIGKILL')
-  })
-  await waitFor(async () => output.includes('svc is running') || child.exitCode !== null, 60_000, 50)
-  if (!output.includes('svc is running')) throw new Error(`svc up did not start:\n${output}`)
-  return {
-    base: `http://127.0.0.1:${port}`,
-    health: `http://127.0.0.1:${healthPort}/health`,
-    output: () => output,
-    stop: async () => {
-      child.kill('SIGINT')
-      return exited
-    },
-  }
+/** `svc up` on embedded defaults in a data folder. */
+function up(t: Test, dataDir: string): Promise<SvcUp> {
+  return startSvcUp(t, { SVC_DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: undefined, REDIS_URL: undefined })
 }
 
 t.test('svc up on embedded defaults: event in, issue stored, data kept across a restart, Ctrl-C stops every child', async (t) => {
@@ -68,7 +32,7 @@ t.test('svc up on embedded defaults: event in, issue stored, data kept across a 
   t.match(first.output(), SEED_INGEST_KEY, 'prints the development key')
   t.match(first.output(), /http:\/\/localhost:\d+/, 'prints the URL')
   const health = await fetch(`${first.base}/health`)
-  t.same(await health.json(), { status: 'ok', service: 'svc-ingress' })
+  t.same(await health.json(), { status: 'ok', service: 'svc-ingress', restarts: 0 })
   const headers = { 'Content-Type': 'application/json', 'X-API-Key': SEED_INGEST_KEY }
   const answer = await postEvent(first.base, sampleEvent({ session_id: 'one' }), headers)
   t.equal(answer.status, 202, 'the seeded key is accepted')

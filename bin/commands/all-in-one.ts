@@ -1,0 +1,65 @@
+/**
+ * svc all-in-one: every actor in one process on the embedded database (PGlite has one owner, so
+ * the worker and the ingress share its one connection). `svc up` runs this under its supervisor
+ * when DATABASE_URL is unset, with REDIS_URL pointing at the Redis it spawned.
+ */
+import { Command } from 'clipanion'
+import { createDb } from '../../shared/db.js'
+import { startEmbeddedPostgres } from '../../shared/embedded/index.js'
+import { migrate } from '../../shared/migrate.js'
+import { createObjectStore } from '../../shared/object-store.js'
+import { loadConfiguredPlugins } from '../../shared/plugins/loader.js'
+import { createRedis, streamKeys } from '../../shared/redis.js'
+import { applySeed } from '../../shared/seed.js'
+import { startIngress } from '../../services/ingress/index.js'
+import { startWorker } from '../../services/worker/index.js'
+import { loadContext, tellReady, untilSignal } from '../context.js'
+
+type Stop = () => Promise<unknown>
+
+export class AllInOneCommand extends Command {
+  static override paths = [['all-in-one']]
+  static override usage = Command.Usage({ description: 'Run every actor in one process on the embedded database (what svc up supervises without DATABASE_URL); needs REDIS_URL.' })
+
+  async execute(): Promise<number> {
+    const ctx = loadContext('all-in-one')
+    const { config, log } = ctx
+    if (!config.redisUrl) {
+      this.context.stderr.write('svc all-in-one: REDIS_URL is not set. Run "svc up", which starts Redis and this command together.\n')
+      return 2
+    }
+    const stops: Stop[] = []
+    try {
+      let databaseUrl = config.databaseUrl
+      const embedded = !databaseUrl
+      if (!databaseUrl) {
+        const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, log })
+        stops.push(pg.stop)
+        databaseUrl = pg.url
+      }
+      // One connection: PGlite's socket server hangs when connections interleave transactions. A
+      // query waits its turn for it however long a batch's transaction takes: that is not an outage.
+      const db = createDb(databaseUrl, { max: 1, applicationName: 'svc-all-in-one', log, connectTimeoutMs: embedded ? 0 : undefined })
+      stops.push(() => db.close())
+      await migrate(db)
+      await applySeed(db)
+      const redis = createRedis(config.redisUrl, { enableAutoPipelining: true }, log)
+      stops.push(async () => redis.disconnect())
+      const keys = streamKeys(config.redisKeyPrefix)
+      const objects = await createObjectStore(config.objectStore, log)
+      const worker = await startWorker({ db, objects, redis, keys, log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts })
+      stops.push(() => worker.stop())
+      const plugins = await loadConfiguredPlugins(config, log)
+      const ingress = await startIngress({ db, objects, redis, keys, log, config, plugins, port: config.ingestionPort, host: config.ingestionHost })
+      stops.push(() => ingress.stop())
+      tellReady()
+      await untilSignal(log)
+      return 0
+    } catch (error) {
+      this.context.stderr.write(`svc all-in-one: ${(error as Error).message}\n`)
+      return 1
+    } finally {
+      for (const stop of stops.reverse()) await stop().catch((error: unknown) => log.warn('shutdown step failed', { error }))
+    }
+  }
+}
