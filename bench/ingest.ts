@@ -4,27 +4,26 @@
  *   1. raw ceiling: a bare uWebSockets.js route answering 202 to a 2 KB POST (wrk);
  *   2. accepted: the real ingress (auth, validation, rate-limit Lua, XADD) with 2 KB events (wrk);
  *   3. event-to-issue latency at 1,000 events/s through ingress and worker;
- *   4. drained: a pre-filled events stream grouped and stored by the worker, clock stopped when
- *      every event is in PostgreSQL and the group has nothing left.
+ *   4. drained: a pre-filled events stream grouped and stored by one worker process, and by two
+ *      on the same Redis and PostgreSQL (bench/drain.ts), clock stopped when every event is in
+ *      PostgreSQL and the group has nothing left.
  * Raw and accepted take the same load (1,000 distinct realistic events, bench/wrk.ts), after a
  * warm-up each, in alternating rounds, so a machine that drifts during the run moves both alike;
  * the medians are compared. Servers run as child processes so the load generator does not share
  * their event loop. Uses BENCH_DATABASE_URL / BENCH_REDIS_URL, else the machine's local servers; a
  * scratch database and key prefix are created and removed.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { randomBytes, randomUUID } from 'node:crypto'
+import type { ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { createDb, type Db } from '../shared/db.js'
-import { packedEntryFields, packedRecord } from '../shared/event.js'
 import { migrate } from '../shared/migrate.js'
-import type { Redis } from 'ioredis'
 import { createRedis, streamKeys } from '../shared/redis.js'
-import { applySeed, SEED_INGEST_KEY, SEED_PROJECT_ID } from '../shared/seed.js'
-import { queueDepth } from '../shared/streams/index.js'
-import { GROUPS } from '../shared/topology.js'
+import { applySeed, SEED_INGEST_KEY } from '../shared/seed.js'
+import { child, startIngressChild, stopChild, SVC, waitHttp } from './children.js'
+import { measureDrain, type Drained } from './drain.js'
 import { realisticEvent } from './events.js'
 import { pacedPost } from './paced-post.js'
 import { requireWrk, runWrk, writeLoads, type WrkResult } from './wrk.js'
@@ -36,64 +35,11 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const WARM_UP_SECONDS = 3
 const LATENCY_WARM_UP_SECONDS = 5
 const DRAIN_EVENTS = Number(process.env.BENCH_DRAIN_EVENTS ?? 100_000)
-const SVC = fileURLToPath(new URL('../bin/svc.js', import.meta.url))
+const DRAIN_ROUNDS = Number(process.env.BENCH_DRAIN_ROUNDS ?? 2)
 const INGRESS_PORT = 18_082
 const RAW_PORT = 18_083
 const WORKER_HEALTH_PORT = 18_081
 const INGRESS_THREADS = process.env.BENCH_INGRESS_THREADS ?? String(availableParallelism())
-
-async function waitHttp(url: string, init?: RequestInit): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    try {
-      await fetch(url, init)
-      return
-    } catch {
-      await new Promise((r) => setTimeout(r, 100))
-    }
-  }
-  throw new Error(`${url} did not come up`)
-}
-
-function child(args: string[], env: Record<string, string>): ChildProcess {
-  const proc = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] })
-  return proc
-}
-
-/**
- * Starts `svc ingress` and resolves once every thread listens. /health answers as soon as the
- * first thread does, and wrk's keep-alive connections stay where they first land: loading at
- * that moment measured one thread, whatever SVC_INGRESS_THREADS said.
- */
-async function startIngressChild(env: Record<string, string>): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, [SVC, 'ingress'], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] })
-  let log = ''
-  await new Promise<void>((resolve, reject) => {
-    proc.stderr!.on('data', (chunk: Buffer) => {
-      log += chunk.toString()
-      for (const line of chunk.toString().split('\n')) if (/"level":"(warn|error)"/.test(line)) process.stderr.write(`${line}\n`)
-      if (/"msg":"ingress (threads )?listening"/.test(log) && (env.SVC_INGRESS_THREADS === '1' || log.includes('ingress threads listening'))) resolve()
-    })
-    proc.once('exit', (code) => reject(new Error(`svc ingress exited with ${code} before listening`)))
-  })
-  proc.stderr!.resume()
-  return proc
-}
-
-/** SIGTERM, then SIGKILL after 15 s: a server that does not stop must not hang the benchmark. */
-async function stopChild(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(() => {
-      console.error(`bench: ${proc.spawnargs.slice(-1)[0]} ignored SIGTERM for 15 s; killed`)
-      proc.kill('SIGKILL')
-    }, 15_000)
-    proc.once('exit', () => {
-      clearTimeout(timer)
-      resolve()
-    })
-    proc.kill('SIGTERM')
-  })
-}
 
 /** The middle value (the mean of the two middle ones for an even count). */
 function median(values: readonly number[]): number {
@@ -104,22 +50,6 @@ function median(values: readonly number[]): number {
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
-}
-
-/** Puts DRAIN_EVENTS varied events on the stream, perEntry to a packed entry, for a group created first. */
-async function fillStream(redis: Redis, stream: string, perEntry: number): Promise<void> {
-  await redis.xgroup('CREATE', stream, GROUPS.grouper, '0', 'MKSTREAM')
-  for (let i = 0; i < DRAIN_EVENTS; i += 1000) {
-    const pipeline = redis.pipeline()
-    for (let j = i; j < Math.min(DRAIN_EVENTS, i + 1000); j += perEntry) {
-      const records: string[] = []
-      for (let k = j; k < Math.min(DRAIN_EVENTS, i + 1000, j + perEntry); k++) {
-        records.push(packedRecord({ id: randomUUID(), projectId: SEED_PROJECT_ID, keyId: 'seede2e00001', receivedAt: Date.now(), body: JSON.stringify(realisticEvent(k)) }))
-      }
-      pipeline.xadd(stream, '*', ...packedEntryFields(records))
-    }
-    await pipeline.exec()
-  }
 }
 
 /**
@@ -225,28 +155,13 @@ async function main(): Promise<void> {
     await db.query('TRUNCATE events, issue_actors, issues CASCADE')
 
     // 4. drained: pre-fill the stream with varied events, packed as the ingress packs them (as many
-    // per entry as the accepted rounds averaged), then time a fresh worker.
-    await fillStream(redis, keys.events, Math.max(1, Math.round(acceptedRequests / Math.max(1, queued))))
-    // The clock starts once the worker process is up (its /health answers), so the figure is the
-    // grouper's rate, not Node's start-up time.
-    const drainer = child([SVC, 'worker'], { ...env, WORKER_HEALTH_PORT: String(WORKER_HEALTH_PORT) })
-    children.push(drainer)
-    await waitHttp(`http://127.0.0.1:${WORKER_HEALTH_PORT}/health`)
-    const drainStart = performance.now()
-    const { rows: early } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM events')
-    const drainCounted = DRAIN_EVENTS - early[0]!.n
-    // Drained when the group has nothing undelivered, unacknowledged or held back: entries are
-    // acknowledged only after their events commit. Asking Redis is cheap; counting the events
-    // table every 20 ms was not, and took the cores the worker was being timed on.
-    for (;;) {
-      const depth = await queueDepth(redis, keys.events, GROUPS.grouper)
-      if (depth.eligible + depth.heldBack === 0) break
-      await new Promise((r) => setTimeout(r, 20))
-    }
-    const drainSeconds = (performance.now() - drainStart) / 1000
-    const { rows: drainedRows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM events')
-    if (drainedRows[0]!.n !== DRAIN_EVENTS) throw new Error(`drain: ${drainedRows[0]!.n} of ${DRAIN_EVENTS} events stored`)
-    const { rows: issueRows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM issues')
+    // per entry as the accepted rounds averaged), then time fresh worker processes draining it: one,
+    // then two on the same Redis and PostgreSQL, in alternating rounds (this machine drifts).
+    const drainSetup = { db, redis, stream: keys.events, env, events: DRAIN_EVENTS, perEntry: Math.max(1, Math.round(acceptedRequests / Math.max(1, queued))), healthPort: WORKER_HEALTH_PORT }
+    const drains: Record<1 | 2, Drained[]> = { 1: [], 2: [] }
+    for (let r = 0; r < DRAIN_ROUNDS; r++) for (const workers of [1, 2] as const) drains[workers].push(await measureDrain(drainSetup, workers))
+    const drainRate = (workers: 1 | 2): number => median(drains[workers].map((d) => d.eventsPerSecond))
+    const drainRounds = (workers: 1 | 2): string => drains[workers].map((d) => `${d.eventsPerSecond.toFixed(0)} in ${d.seconds.toFixed(1)} s`).join(', ')
 
     const each = (pick: (r: (typeof rounds)[number]) => number): string => rounds.map((r) => pick(r).toFixed(0)).join(', ')
     const percent = (x: number): string => `${(x * 100).toFixed(1)}%`
@@ -257,7 +172,8 @@ async function main(): Promise<void> {
     console.log(`| accepted by the ingress (2 KB events) | ${acceptedRps.toFixed(0)} events/s (${each((r) => acceptedOf(r.accepted))}) | ≥ 40% of raw |`)
     console.log(`| accepted / raw | ${percent(acceptedRps / rawRps)} (${rounds.map((r) => percent(acceptedOf(r.accepted) / r.raw.rps)).join(', ')}) | ≥ 40% |`)
     console.log(`| raw ceiling with one body repeated (wrk's static request, as earlier runs measured) | ${repeatedRps.toFixed(0)} req/s (${each((r) => r.repeated.rps)}); accepted is ${percent(acceptedRps / repeatedRps)} of it | — |`)
-    console.log(`| drained (grouped and stored, stream empty) | ${(drainCounted / drainSeconds).toFixed(0)} events/s (${drainCounted} events timed, ${issueRows[0]!.n} issues, ${drainSeconds.toFixed(1)} s) | ≥ 5,000 events/s |`)
+    console.log(`| drained (grouped and stored, stream empty), one worker process | ${drainRate(1).toFixed(0)} events/s (${drainRounds(1)}; ${DRAIN_EVENTS} events, ${drains[1][0]!.issues} issues) | ≥ 5,000 events/s |`)
+    console.log(`| drained by two worker processes on the same Redis and PostgreSQL | ${drainRate(2).toFixed(0)} events/s (${drainRounds(2)}); ${(drainRate(2) / drainRate(1)).toFixed(2)}× one | — |`)
     console.log(`| event-to-issue p50 at ${rate}/s (after ${LATENCY_WARM_UP_SECONDS} s at that rate) | ${percentile(latencies, 50).toFixed(0)} ms | — |`)
     console.log(`| event-to-issue p99 at ${rate}/s | ${percentile(latencies, 99).toFixed(0)} ms (from the ingress's receipt: p50 ${percentile(inService, 50).toFixed(0)} ms, p99 ${percentile(inService, 99).toFixed(0)} ms) | < 1,000 ms |`)
     console.log(`| checks | ${queued} stream entries for ${acceptedRequests} accepted events (${(acceptedRequests / Math.max(1, queued)).toFixed(1)} per entry; ${non2xx} non-2xx); ${latencies.length}/${rate * latencySeconds} latency events stored${failures.size > 0 ? ` (failed sends: ${[...failures].map(([why, n]) => `${n} ${why}`).join(', ')})` : ''} | |`)
