@@ -31,6 +31,20 @@ export function watchConnection(redis: Redis, log?: Logger): Redis {
   return redis
 }
 
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'])
+
+/**
+ * True when a command failed because Redis could not be reached (or is still loading its data after
+ * a restart), not because of the command: the connection's watch has said so once already, so
+ * callers answer or back off without a log line per command.
+ */
+export function isRedisConnectionError(error: unknown): boolean {
+  const { name, code, message } = (error ?? {}) as { name?: unknown; code?: unknown; message?: unknown }
+  if (name === 'MaxRetriesPerRequestError') return true
+  if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true
+  return typeof message === 'string' && /^Connection is closed|^Stream isn't writeable|^LOADING /.test(message)
+}
+
 /** Names of the streams and keys, derived from the prefix so tests and stacks never collide. */
 export function streamKeys(prefix: string) {
   return Object.freeze({

@@ -1,6 +1,7 @@
 /** The ingestion use case, free of HTTP: authenticate, validate, queue. */
 import { randomUUID } from 'node:crypto'
 import type { Logger } from '../../shared/log.js'
+import { isRedisConnectionError } from '../../shared/redis.js'
 import { IngestError } from './errors.js'
 import type { BacklogMonitor } from './backlog-monitor.js'
 import type { EventQueue } from './event-queue.js'
@@ -33,7 +34,8 @@ export async function acceptEvent(deps: IngestDeps, key: { keyId: string; projec
   try {
     result = await deps.queue.enqueue({ id, projectId: key.projectId, keyId: key.keyId, receivedAt: Date.now(), body: text })
   } catch (error) {
-    deps.log.error('events stream write failed', { error })
+    // Redis being down is logged once by its connection's watch, not once per event.
+    if (!isRedisConnectionError(error)) deps.log.error('events stream write failed', { error })
     throw new IngestError('unavailable', { retryAfter: 5 })
   }
   if (!result.ok) throw new IngestError('rate_limited', { retryAfter: result.retryAfter })

@@ -43,8 +43,15 @@ export async function startIngress(options: IngressOptions): Promise<Ingress> {
     for (const group of groups) await ensureGroup(options.redis, stream, group)
   }
   // The queue batches by itself: its own connection skips ioredis's auto-pipelining layer, which
-  // only added work on top of one call per batch.
-  const queueRedis = watchConnection(options.redis.duplicate({ enableAutoPipelining: false }))
+  // only added work on top of one call per batch. While Redis is away, an event is refused at once
+  // (503, the SDK sends it again) instead of held: held requests would pile up in memory for the
+  // length of the outage, and a command resent after its answer was lost could store an event the
+  // client was told failed.
+  const queueRedis = watchConnection(
+    options.redis.duplicate({ enableAutoPipelining: false, enableOfflineQueue: false, maxRetriesPerRequest: 0, autoResendUnfulfilledCommands: false, lazyConnect: true }),
+    log.child({ connection: 'events queue' }),
+  )
+  await queueRedis.connect()
   const { limits } = options.config
   const queue = new EventQueue(queueRedis, options.keys, limits.eventsPerKeyPerMinute)
   const backlog = new BacklogMonitor(options.redis, options.keys.events, GROUPS.grouper, limits.eventsBacklogLimit, () => queue.meanEventsPerEntry)

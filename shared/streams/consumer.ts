@@ -10,7 +10,7 @@
 import { EventEmitter } from 'node:events'
 import type { Redis } from 'ioredis'
 import { TIMING } from '../config.js'
-import { watchConnection } from '../redis.js'
+import { isRedisConnectionError, watchConnection } from '../redis.js'
 import { MINUTE, SECOND, sleep, until } from '../time.js'
 import { toEntry, type HandlerContext, type StreamEntry } from './entry.js'
 import { LeaseKeeper } from './lease.js'
@@ -53,18 +53,17 @@ export interface ConsumerOptions {
 }
 
 /**
- * Holds in a row after which an "outage" is taken for a failure of the entries after all, so an
- * error misread as an outage cannot hold a batch forever. A real outage costs one hold however
- * long it lasts (the batch waits for the probe); holds pile up only when the database answers
- * its probe and the batch still fails as if it were down (a full disk: SELECT 1 works, writes do
- * not). Between such holds the pause doubles from 0.5 s up to 30 s, so twenty of them span about
- * seven minutes before the batch starts spending attempts.
+ * Holds in a row after which an "outage" counts as a failure of the entries, so an error misread as
+ * an outage cannot hold a batch forever. A real outage costs one hold however long it lasts (the
+ * batch waits for the probe); holds pile up only when the probe answers and the batch still fails
+ * (a full disk: SELECT 1 works, writes do not). Between those, the pause doubles from 0.5 s to
+ * 30 s, so twenty span about seven minutes before the batch spends attempts.
  */
 const MAX_HOLDS = 20
-/** A consumer that holds nothing and was not seen this long is gone (a live one reads every second). */
-const FORGET_CONSUMERS_AFTER = 10 * MINUTE
 const HOLD_PAUSE_FIRST = SECOND / 2
 const HOLD_PAUSE_CAP = 30 * SECOND
+/** A consumer that holds nothing and was not seen this long is gone (a live one reads every second). */
+const FORGET_CONSUMERS_AFTER = 10 * MINUTE
 
 type Reply = Array<[string, Array<[string, string[]]>]> | null
 
@@ -118,7 +117,7 @@ export class StreamConsumer extends EventEmitter {
     this.#untilRecovered = options.untilRecovered
     this.#keys = groupKeys(options.stream, options.group)
     this.#lease = new LeaseKeeper(this.#redis, this.#o.group, this.#o.consumer, this.#o.leaseMs)
-    this.#lease.on('error', (error: unknown) => this.emit('error', error))
+    this.#lease.on('error', (error: unknown) => isRedisConnectionError(error) || this.emit('error', error))
     this.#lease.on('lost', (lost: unknown[]) => this.emit('lost', { entries: lost.length }))
   }
 
@@ -163,7 +162,8 @@ export class StreamConsumer extends EventEmitter {
           await this.#recovery(error.outage)
         } else {
           failures++
-          this.emit('error', error)
+          // Redis being down is logged once by the connection's watch; anything else is news.
+          if (!isRedisConnectionError(error)) this.emit('error', error)
           // A Redis outage must not spin: back off up to 5 s, then try again.
           await sleep(Math.min(5 * SECOND, 100 * 2 ** failures), this.#stopping.signal)
         }

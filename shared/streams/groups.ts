@@ -72,10 +72,8 @@ return removed
  * start names its consumers afresh, so each restart or crash would otherwise leave names behind.
  */
 export async function pruneConsumers(redis: Redis, stream: string, group: string, idleMs: number): Promise<number> {
-  const pruning = redis as Redis & { svcPruneConsumers?(stream: string, group: string, idleMs: number): Promise<number> }
-  if (!pruning.svcPruneConsumers) redis.defineCommand('svcPruneConsumers', { numberOfKeys: 1, lua: PRUNE_LUA })
   try {
-    return await pruning.svcPruneConsumers!(stream, group, idleMs)
+    return (await redis.eval(PRUNE_LUA, 1, stream, group, idleMs)) as number
   } catch (error) {
     if (/no such key|NOGROUP/i.test(String((error as Error).message))) return 0
     throw error

@@ -31,15 +31,13 @@ return lost
 /** Ids per renewal script call: Lua's unpack has a stack limit in the thousands. */
 const RENEW_CHUNK = 1000
 
-type RenewingRedis = Redis & { svcRenewLease(stream: string, group: string, consumer: string, ...ids: string[]): Promise<string[]> }
-
 interface Watch {
   keys: ReadonlySet<string>
   controller: AbortController
 }
 
 export class LeaseKeeper extends EventEmitter {
-  readonly #redis: RenewingRedis
+  readonly #redis: Redis
   readonly #group: string
   readonly #consumer: string
   readonly #everyMs: number
@@ -51,11 +49,10 @@ export class LeaseKeeper extends EventEmitter {
 
   constructor(redis: Redis, group: string, consumer: string, leaseMs: number) {
     super()
-    this.#redis = redis as RenewingRedis
+    this.#redis = redis
     this.#group = group
     this.#consumer = consumer
     this.#everyMs = Math.max(10, Math.floor(leaseMs / 3))
-    this.#redis.defineCommand('svcRenewLease', { numberOfKeys: 1, lua: RENEW_LUA })
   }
 
   /** Entries now held by this consumer, renewed until dropped. */
@@ -105,7 +102,7 @@ export class LeaseKeeper extends EventEmitter {
       const lost: Array<{ source: string; id: string }> = []
       for (const [source, ids] of bySource) {
         for (let i = 0; i < ids.length; i += RENEW_CHUNK) {
-          const gone = await this.#redis.svcRenewLease(source, this.#group, this.#consumer, ...ids.slice(i, i + RENEW_CHUNK))
+          const gone = (await this.#redis.eval(RENEW_LUA, 1, source, this.#group, this.#consumer, ...ids.slice(i, i + RENEW_CHUNK))) as string[]
           for (const id of gone) if (this.#held.has(`${source}\n${id}`)) lost.push({ source, id })
         }
       }

@@ -58,9 +58,12 @@ end
 return #due
 `
 
-/** Moves up to limit due entries from the group's delayed set to its retry stream. */
+/**
+ * Moves up to limit due entries from the group's delayed set to its retry stream. The runtime's
+ * scripts go by EVAL rather than defineCommand: the connection is shared and auto-pipelined, and
+ * a command defined while an automatic pipeline is open crashes ioredis ("results[i] is not
+ * iterable", ioredis issue 1931). Redis caches the compiled script either way.
+ */
 export async function moveDue(redis: Redis, keys: GroupKeys, now: number, limit: number): Promise<number> {
-  const moving = redis as Redis & { svcMoveDue?(delayed: string, retry: string, now: number, limit: number): Promise<number> }
-  if (!moving.svcMoveDue) redis.defineCommand('svcMoveDue', { numberOfKeys: 2, lua: MOVE_DUE_LUA })
-  return moving.svcMoveDue!(keys.delayed, keys.retry, now, limit)
+  return (await redis.eval(MOVE_DUE_LUA, 2, keys.delayed, keys.retry, now, limit)) as number
 }

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { waitFor } from '../helpers/stack.js'
 import { sleep, startSteadyLoad } from './load.js'
-import { linesMatching, supervisedStack } from './stack.js'
+import { linesMatching, supervisedStack, warningsIn } from './stack.js'
 import { expectStoredOnce } from './verify.js'
 
 const RATE = 150
@@ -27,5 +27,6 @@ t.test('an ingress killed with -9 under load: svc up restarts it within seconds,
   t.same(await stack.restarts(), { ingress: 1, worker: 0 }, 'the ingress was restarted once; the worker never')
   t.equal(stack.part('worker'), worker, 'the worker is the process it was')
   t.equal(linesMatching(stack.output(), /ingress exited unexpectedly: restarting/), 1, 'the supervisor logged the restart')
+  t.comment(`ingress kill -9: logged ${warningsIn(stack.output()).join('; ') || 'no warning'}`)
   t.equal(await stack.stop(), 0, 'Ctrl-C stops svc up cleanly afterwards')
 })

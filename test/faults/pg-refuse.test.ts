@@ -2,7 +2,7 @@ import t from 'tap'
 import { refuseConnections } from '../helpers/pg-faults.js'
 import { textOf } from '../helpers/processes.js'
 import { sleep, startSteadyLoad } from './load.js'
-import { linesMatching, supervisedStack } from './stack.js'
+import { linesMatching, supervisedStack, warningsIn } from './stack.js'
 import { expectStoredOnce } from './verify.js'
 
 const RATE = 150
@@ -36,5 +36,6 @@ t.test('PostgreSQL refusing connections for 10 s under load (ALLOW_CONNECTIONS f
   t.equal(worker(/database reachable again/), 1, 'and once when it ended')
   t.equal(linesMatching(stack.output(), /grouper consumer error/), 0, 'no batch failed as an error')
   t.same(await stack.restarts(), { ingress: 0, worker: 0 }, 'nothing was restarted')
+  t.comment(`PostgreSQL refusing connections for 10 s: logged ${warningsIn(stack.output()).join('; ') || 'no warning'}`)
   t.equal(await stack.stop(), 0, 'Ctrl-C stops svc up cleanly afterwards')
 })

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { sleep, startSteadyLoad } from './load.js'
 import { startOwnPostgres } from './servers.js'
-import { linesMatching, supervisedStack } from './stack.js'
+import { linesMatching, supervisedStack, warningsIn } from './stack.js'
 import { expectStoredOnce } from './verify.js'
 
 const RATE = 150
@@ -28,5 +28,6 @@ t.test('PostgreSQL stopped (pg_ctl stop -m fast) under load and started 5 s late
   t.ok(down >= 1 && down <= 2, `the outage was logged once by each process that met it (${down})`)
   t.equal(linesMatching(stack.output(), /database reachable again/), down, 'and its end as often')
   t.equal(linesMatching(stack.output(), /grouper consumer error/), 0, 'no batch failed as an error')
+  t.comment(`PostgreSQL restart: logged ${warningsIn(stack.output()).join('; ') || 'no warning'}`)
   t.equal(await stack.stop(), 0, 'Ctrl-C stops svc up cleanly afterwards')
 })

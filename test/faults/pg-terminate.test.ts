@@ -1,7 +1,7 @@
 import t from 'tap'
 import { terminateBackends } from '../helpers/pg-faults.js'
 import { sleep, startSteadyLoad } from './load.js'
-import { holdMidBatch, linesMatching, supervisedStack } from './stack.js'
+import { holdMidBatch, linesMatching, supervisedStack, warningsIn } from './stack.js'
 import { expectStoredOnce } from './verify.js'
 
 const RATE = 150
@@ -37,5 +37,6 @@ t.test('PostgreSQL ending every session of the stack three times under load (as 
   t.equal(linesMatching(out, /database reachable again/), down, 'and one when each ends')
   t.equal(linesMatching(out, /Unhandled 'error' event|terminating connection due to administrator command"?,"stack/), 0, 'no unhandled error, no stack trace per batch')
   t.equal(linesMatching(out, /grouper consumer error/), 0, 'no batch failed as an error: each was held and stored')
+  t.comment(`PostgreSQL backend termination: logged ${warningsIn(stack.output()).join('; ') || 'no warning'}`)
   t.equal(await stack.stop(), 0, 'Ctrl-C stops svc up cleanly afterwards')
 })

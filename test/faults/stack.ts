@@ -70,6 +70,16 @@ export function linesMatching(output: string, pattern: RegExp): number {
   return output.split('\n').filter((line) => pattern.test(line)).length
 }
 
+/** The warnings and errors in output, as "message ×count" by component: what an operator would have read. */
+export function warningsIn(output: string): string[] {
+  const counts = new Map<string, number>()
+  for (const line of output.split('\n')) {
+    const match = /"level":"(warn|error)","msg":"([^"]*)".*?"component":"([^"]*)"/.exec(line)
+    if (match) counts.set(`${match[3]} ${match[1]}: ${match[2]}`, (counts.get(`${match[3]} ${match[1]}: ${match[2]}`) ?? 0) + 1)
+  }
+  return [...counts].map(([what, n]) => `${what} ×${n}`)
+}
+
 /**
  * Catches the worker mid-batch, for certain: holds the events table (SHARE lock) so the next batch
  * waits on its insert with its entries read and unacknowledged, and resolves once some are. The

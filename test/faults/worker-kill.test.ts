@@ -1,6 +1,6 @@
 import t from 'tap'
 import { sleep, startSteadyLoad } from './load.js'
-import { holdMidBatch, linesMatching, supervisedStack } from './stack.js'
+import { holdMidBatch, linesMatching, supervisedStack, warningsIn } from './stack.js'
 import { expectStoredOnce } from './verify.js'
 
 /** Events a second: steady, well under what one worker drains on this machine. */
@@ -27,6 +27,7 @@ t.test('a worker killed with -9 mid-batch under load: svc up restarts it, the ev
   t.equal(stack.part('ingress'), ingress, 'the ingress is the process it was')
   t.ok(linesMatching(stack.output(), /took over entries another consumer stopped renewing/) >= 1, 'the replacement logged taking over the dead worker\'s entries')
   t.ok(linesMatching(stack.output(), /worker exited unexpectedly: restarting/) === 1, 'the supervisor logged the restart once')
+  t.comment(`worker kill -9: logged ${warningsIn(stack.output()).join('; ') || 'no warning'}`)
   t.equal(await stack.stop(), 0, 'Ctrl-C stops svc up cleanly afterwards')
 })
 
