@@ -11,8 +11,9 @@ import { EventEmitter } from 'node:events'
 import type { Redis } from 'ioredis'
 import { TIMING } from '../config.js'
 import { isRedisConnectionError, watchConnection } from '../redis.js'
-import { MINUTE, SECOND, sleep, until } from '../time.js'
+import { MINUTE, SECOND, sleep } from '../time.js'
 import { toEntry, type HandlerContext, type StreamEntry } from './entry.js'
+import { Held, HoldPolicy } from './holds.js'
 import { LeaseKeeper } from './lease.js'
 import { pruneConsumers } from './groups.js'
 import { groupKeys, type GroupKeys } from './names.js'
@@ -52,38 +53,18 @@ export interface ConsumerOptions {
   split?: (entry: StreamEntry) => Array<Record<string, string>> | undefined
 }
 
-/**
- * Holds in a row after which an "outage" counts as a failure of the entries, so an error misread as
- * an outage cannot hold a batch forever. A real outage costs one hold however long it lasts (the
- * batch waits for the probe); holds pile up only when the probe answers and the batch still fails
- * (a full disk: SELECT 1 works, writes do not). Between those, the pause doubles from 0.5 s to
- * 30 s, so twenty span about seven minutes before the batch spends attempts.
- */
-const MAX_HOLDS = 20
-const HOLD_PAUSE_FIRST = SECOND / 2
-const HOLD_PAUSE_CAP = 30 * SECOND
 /** A consumer that holds nothing and was not seen this long is gone (a live one reads every second). */
 const FORGET_CONSUMERS_AFTER = 10 * MINUTE
 
 type Reply = Array<[string, Array<[string, string[]]>]> | null
 
-/** Thrown by a batch that an outage interrupted: the batch is held, and the loop waits for recovery. */
-class Held extends Error {
-  constructor(readonly outage: unknown) {
-    super('batch held: a dependency is down')
-  }
-}
-
 export class StreamConsumer extends EventEmitter {
   readonly #o: Required<Omit<ConsumerOptions, 'redis' | 'isOutage' | 'untilRecovered' | 'split' | 'batchSize'>>
   readonly #batchSize: () => number
-  readonly #isOutage: (error: unknown) => boolean
-  readonly #untilRecovered: ConsumerOptions['untilRecovered']
+  readonly #holdPolicy: HoldPolicy
   readonly #split: ConsumerOptions['split']
   /** A batch an outage interrupted, tried again before anything new is read. */
   #held: StreamEntry[] | undefined
-  /** Outage holds in a row without a batch succeeding. */
-  #holds = 0
   readonly #redis: Redis
   readonly #keys: GroupKeys
   readonly #lease: LeaseKeeper
@@ -113,8 +94,7 @@ export class StreamConsumer extends EventEmitter {
     }
     const batchSize = options.batchSize ?? 500
     this.#batchSize = typeof batchSize === 'number' ? () => batchSize : batchSize
-    this.#isOutage = options.isOutage ?? (() => false)
-    this.#untilRecovered = options.untilRecovered
+    this.#holdPolicy = new HoldPolicy(options.isOutage, options.untilRecovered)
     this.#keys = groupKeys(options.stream, options.group)
     this.#lease = new LeaseKeeper(this.#redis, this.#o.group, this.#o.consumer, this.#o.leaseMs)
     this.#lease.on('error', (error: unknown) => isRedisConnectionError(error) || this.emit('error', error))
@@ -159,7 +139,8 @@ export class StreamConsumer extends EventEmitter {
       } catch (error) {
         if (error instanceof Held) {
           this.emit('held', error.outage)
-          await this.#recovery(error.outage)
+          // Waits for the outage to end (or the consumer to stop); the held batch goes first after it.
+          await this.#holdPolicy.recovery(error.outage, this.#stopping.signal)
         } else {
           failures++
           // Redis being down is logged once by the connection's watch; anything else is news.
@@ -170,14 +151,6 @@ export class StreamConsumer extends EventEmitter {
       }
       this.#lastProgressAt = Date.now()
     }
-  }
-
-  /** Waits until the outage is over (or the consumer stops); the held batch goes first after it. */
-  async #recovery(outage: unknown): Promise<void> {
-    const signal = this.#stopping.signal
-    await until(this.#untilRecovered?.(outage) ?? sleep(SECOND), signal)
-    // Held again right after the last recovery: the probe may not see what fails (see MAX_HOLDS).
-    if (this.#holds > 1) await sleep(Math.min(HOLD_PAUSE_CAP, HOLD_PAUSE_FIRST * 2 ** (this.#holds - 2)), signal)
   }
 
   async #turn(): Promise<void> {
@@ -230,17 +203,10 @@ export class StreamConsumer extends EventEmitter {
     const watch = this.#lease.watch(entries)
     try {
       await this.#o.handler(entries, { signal: watch.signal })
-      this.#holds = 0
+      this.#holdPolicy.succeeded()
     } finally {
       watch.done()
     }
-  }
-
-  /** True when error is an outage to wait out (and counts the hold); false once holds in a row pass MAX_HOLDS. */
-  #holdFor(error: unknown): boolean {
-    if (!this.#isOutage(error) || this.#holds >= MAX_HOLDS) return false
-    this.#holds++
-    return true
   }
 
   async #process(entries: StreamEntry[]): Promise<void> {
@@ -249,7 +215,7 @@ export class StreamConsumer extends EventEmitter {
       await this.#ack(entries)
       return
     } catch (error) {
-      if (this.#holdFor(error)) {
+      if (this.#holdPolicy.holds(error)) {
         this.#held = entries
         throw new Held(error) // the read loop waits for recovery, then this batch is tried again as it is
       }
@@ -260,7 +226,7 @@ export class StreamConsumer extends EventEmitter {
         await this.#handle([entry])
         await this.#ack([entry])
       } catch (error) {
-        if (this.#holdFor(error)) {
+        if (this.#holdPolicy.holds(error)) {
           this.#held = entries.slice(i)
           throw new Held(error)
         }
