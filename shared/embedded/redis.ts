@@ -1,6 +1,8 @@
 /**
  * The embedded Redis: redis-server from PATH with append-only persistence in <dataDir>/redis,
  * reachable only through a unix socket (TCP disabled). It dies with this process: see tied-child.ts.
+ * One that exits on its own is started again on the same socket and folder (so its AOF is read
+ * back) after 1 s, doubling to 30 s while it keeps failing; clients reconnect by themselves.
  */
 import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -9,7 +11,7 @@ import { isAbsolute, join, resolve } from 'node:path'
 // A referenced timer: waiting must keep the process alive (time.ts's sleep does not).
 import { setTimeout as delay } from 'node:timers/promises'
 import { promisify } from 'node:util'
-import { SECOND } from '../time.js'
+import { MINUTE, SECOND } from '../time.js'
 import type { Address } from './connection-gate.js'
 import { lockDir } from './dir-lock.js'
 import { chooseEndpoint, findFreePort } from './endpoint.js'
@@ -62,14 +64,32 @@ export async function startEmbeddedRedis(options: EmbeddedRedisOptions): Promise
     }
     const logFile = join(dir, LOG_NAME)
     const args = [...listen, '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '', '--logfile', logFile, '--daemonize', 'no']
-    const child = await spawnTied(binary, args, options.env)
+    const readyMs = options.readyTimeoutMs ?? 30 * SECOND
+    let child = await spawnTied(binary, args, options.env)
     undo.push(() => child.stop())
     let stopping = false
     undo.push(() => (stopping = true))
-    void child.exited.then((code) => {
-      if (!stopping) options.log.error('embedded redis-server exited unexpectedly', { code, detail: describeLog(child, logFile) })
-    })
-    await waitForPong(child, target, logFile, options.readyTimeoutMs ?? 30 * SECOND)
+    let failures = 0
+    const restartWhenItExits = (running: TiedChild, startedAt: number): void => {
+      void running.exited.then(async (code) => {
+        if (stopping) return
+        failures = Date.now() - startedAt >= MINUTE ? 1 : failures + 1
+        const inMs = Math.min(30 * SECOND, SECOND * 2 ** (failures - 1))
+        options.log.error('embedded redis-server exited unexpectedly: restarting', { code, in_ms: inMs, detail: describeLog(running, logFile) })
+        await delay(inMs)
+        if (stopping) return
+        try {
+          child = await spawnTied(binary, args, options.env)
+          restartWhenItExits(child, Date.now())
+          await waitForPong(child, target, logFile, readyMs)
+          options.log.info('embedded redis-server serves again', { pid: child.pid })
+        } catch (error) {
+          options.log.error('embedded redis-server could not be started again', { error })
+        }
+      })
+    }
+    restartWhenItExits(child, Date.now())
+    await waitForPong(child, target, logFile, readyMs)
     options.log.debug('embedded redis ready', { url, pid: child.pid, ms: Math.round(performance.now() - began) })
     return { url, stop: () => undo.unwind() }
   } catch (error) {

@@ -138,14 +138,21 @@ t.test('a data folder too deep for a socket path gets a private temp socket, or 
   t.equal(await roundTrip(viaTcp.url, 'deep'), 'yes', 'same data either way')
 })
 
-t.test('a redis-server that dies on its own is logged as an error', async (t) => {
+t.test('a redis-server that dies on its own is logged and started again with its data, and clients reconnect', async (t) => {
   const dataDir = tempDir(t)
   const lines: string[] = []
-  const redis = await startEmbeddedRedis({ dataDir, log: createLogger('error', {}, (line) => lines.push(line)) })
+  const redis = await startEmbeddedRedis({ dataDir, log: createLogger('info', {}, (line) => lines.push(line)) })
   t.teardown(() => redis.stop())
-  const pid = Number(execFileSync('pgrep', ['-f', `redis-server unixsocket:${dataDir}`], { encoding: 'utf8' }).trim())
-  process.kill(pid, 'SIGKILL')
-  const deadline = Date.now() + 5000
-  while (lines.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25))
-  t.match(JSON.parse(lines[0] ?? '{}'), { level: 'error', msg: 'embedded redis-server exited unexpectedly' })
+  const client = createRedis(redis.url)
+  t.teardown(() => client.disconnect())
+  await client.set('kept', 'across the crash')
+  const pidOf = (): number => Number(execFileSync('pgrep', ['-f', `redis-server unixsocket:${dataDir}`], { encoding: 'utf8' }).trim())
+  const first = pidOf()
+  process.kill(first, 'SIGKILL')
+  const deadline = Date.now() + 15_000
+  while (!lines.some((line) => line.includes('serves again')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25))
+  t.match(JSON.parse(lines.find((line) => line.includes('exited unexpectedly')) ?? '{}'), { level: 'error', msg: 'embedded redis-server exited unexpectedly: restarting', in_ms: 1000 })
+  t.ok(lines.some((line) => line.includes('embedded redis-server serves again')), 'and says when it serves again')
+  t.not(pidOf(), first, 'a new redis-server process')
+  t.equal(await client.get('kept'), 'across the crash', 'the client reconnected and the AOF kept the data')
 })
