@@ -54,6 +54,7 @@ export function untilSignal(log: Logger): Promise<string> {
   return new Promise((resolve) => {
     if (process.connected) {
       process.once('disconnect', () => {
+        log.warn('supervisor gone: stopping, so that no part serves without it')
         // The supervisor took what it started with it (the embedded Redis): stop, but not for long.
         setTimeout(() => {
           log.warn('supervisor gone and stopping takes too long: exiting now')

@@ -49,9 +49,9 @@ t.test('svc up with DATABASE_URL restarts a part killed with -9 while the other 
   const { rows } = await db.query<{ id: string }>('SELECT id FROM events WHERE id = ANY($1::uuid[])', [accepted])
   t.equal(rows.length, accepted.length, 'the events accepted while the worker was down are stored')
 
-  const parts = childrenOf(up.pid).map((p) => p.pid)
+  const parts = childrenOf(up.pid)
   t.equal(await up.stop(), 0, 'Ctrl-C exits cleanly')
-  t.same(parts.filter(alive), [], 'no part outlives svc up')
+  t.same(parts.filter((p) => alive(p.pid)), [], 'no part outlives svc up')
 })
 
 t.test('svc up on embedded defaults restarts its all-in-one process after kill -9, with the data kept', async (t) => {
@@ -69,4 +69,22 @@ t.test('svc up on embedded defaults restarts its all-in-one process after kill -
   await waitFor(async () => /eligible=0/.test(await textOf(up.health)), 30_000, 100)
   t.match(await textOf(up.health), /^restarts: 1$/m)
   t.equal(await up.stop(), 0)
+})
+
+t.test('parts whose svc up was killed with -9 stop by themselves: none is left serving without its supervisor', async (t) => {
+  const databaseUrl = await createTestDatabase(t)
+  const prefix = `svctest:up-orphan-${process.pid}-${Date.now()}:`
+  const redis = createRedis(TEST_REDIS_URL)
+  t.teardown(async () => {
+    const keys = await redis.keys(`${prefix}*`)
+    if (keys.length > 0) await redis.del(...keys)
+    redis.disconnect()
+  })
+  const up = await startSvcUp(t, { DATABASE_URL: databaseUrl, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix, SVC_INGRESS_THREADS: '1', LOG_LEVEL: 'warn' })
+  const parts = [up.part('worker'), up.part('ingress')]
+  t.ok(parts.every((pid) => pid !== undefined), 'a worker and an ingress run')
+  process.kill(up.pid, 'SIGKILL')
+  await waitFor(async () => parts.every((pid) => !alive(pid!)), 20_000, 100)
+  t.same(parts.filter((pid) => alive(pid!)), [], 'both parts exited once their supervisor was gone')
+  t.match(up.output(), /supervisor gone: stopping/, 'and said why')
 })
