@@ -4,6 +4,9 @@ import { sleep, startSteadyLoad } from './load.js'
 import { linesMatching, supervisedStack, warningsIn } from './stack.js'
 import { expectStoredOnce } from './verify.js'
 
+// Bounded: a scenario that has not recovered by then has failed (the runner's default is 2 min a file).
+t.setTimeout(5 * 60_000)
+
 const RATE = 150
 
 t.test('an ingress killed with -9 under load: svc up restarts it within seconds, the worker keeps draining, and every event it accepted is stored once', async (t) => {

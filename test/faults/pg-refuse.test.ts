@@ -5,6 +5,9 @@ import { sleep, startSteadyLoad } from './load.js'
 import { linesMatching, supervisedStack, warningsIn } from './stack.js'
 import { expectStoredOnce } from './verify.js'
 
+// Bounded: a scenario that has not recovered by then has failed (the runner's default is 2 min a file).
+t.setTimeout(5 * 60_000)
+
 const RATE = 150
 
 t.test('PostgreSQL refusing connections for 10 s under load (ALLOW_CONNECTIONS false, SQLSTATE 55000): the ingress keeps accepting, the worker waits without spending attempts and resumes within seconds, and every accepted event is stored once', async (t) => {

@@ -4,6 +4,9 @@ import { startOwnPostgres } from './servers.js'
 import { linesMatching, supervisedStack, warningsIn } from './stack.js'
 import { expectStoredOnce } from './verify.js'
 
+// Bounded: a scenario that has not recovered by then has failed (the runner's default is 2 min a file).
+t.setTimeout(5 * 60_000)
+
 const RATE = 150
 
 t.test('PostgreSQL stopped (pg_ctl stop -m fast) under load and started 5 s later: nothing exits, the ingress keeps accepting, the worker holds its batches and resumes, and every accepted event is stored once', async (t) => {

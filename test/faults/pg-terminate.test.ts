@@ -4,6 +4,9 @@ import { sleep, startSteadyLoad } from './load.js'
 import { holdMidBatch, linesMatching, supervisedStack, warningsIn } from './stack.js'
 import { expectStoredOnce } from './verify.js'
 
+// Bounded: a scenario that has not recovered by then has failed (the runner's default is 2 min a file).
+t.setTimeout(5 * 60_000)
+
 const RATE = 150
 
 t.test('PostgreSQL ending every session of the stack three times under load (as a restart or failover does): nothing exits, the outage is logged once each way, and every accepted event is stored once', async (t) => {

@@ -4,6 +4,9 @@ import { startOwnRedis } from './servers.js'
 import { linesMatching, supervisedStack, warningsIn } from './stack.js'
 import { expectStoredOnce } from './verify.js'
 
+// Bounded: a scenario that has not recovered by then has failed (the runner's default is 2 min a file).
+t.setTimeout(5 * 60_000)
+
 const RATE = 150
 
 const CASES = [

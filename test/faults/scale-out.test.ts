@@ -14,6 +14,9 @@ import { sleep, startSteadyLoad } from './load.js'
 import { faultEnv, holdMidBatch, linesMatching, ownPrefix } from './stack.js'
 import { expectStoredOnce } from './verify.js'
 
+// Bounded: a scenario that has not recovered by then has failed (the runner's default is 2 min a file).
+t.setTimeout(5 * 60_000)
+
 const RATE = 150
 
 for (const workers of [2, 3]) {

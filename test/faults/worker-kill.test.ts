@@ -3,6 +3,9 @@ import { sleep, startSteadyLoad } from './load.js'
 import { holdMidBatch, linesMatching, supervisedStack, warningsIn } from './stack.js'
 import { expectStoredOnce } from './verify.js'
 
+// Bounded: a scenario that has not recovered by then has failed (the runner's default is 2 min a file).
+t.setTimeout(5 * 60_000)
+
 /** Events a second: steady, well under what one worker drains on this machine. */
 const RATE = 150
 
