@@ -11,6 +11,8 @@ export interface ErrorEvent {
   environment?: string
   release?: string
   session_id?: string
+  /** The sender's UUID for the event: sent again, it is stored once. */
+  event_id?: string
   user?: { id?: string; email?: string; username?: string }
   /** File URL → debug id of the stamped files in the stack: their maps are found by id. */
   debug_ids?: Record<string, string>
@@ -19,7 +21,10 @@ export interface ErrorEvent {
 
 /** One accepted event on the events stream: who sent it, when, and the body exactly as received. */
 export interface EventEnvelope {
-  /** Event id handed back in the 202 answer; the grouper's idempotency key. */
+  /**
+   * Event id handed back in the 202 answer; the grouper's idempotency key. Derived from the
+   * sender's event_id when there is one, so an event sent again after a lost answer is stored once.
+   */
   id: string
   projectId: string
   keyId: string

@@ -7,6 +7,7 @@ import { debugIdsFor } from './debug-ids.js'
 import type { Transport } from './transport.js'
 import type { Options, SvcEvent, User } from './types.js'
 import { stripUrl } from './url.js'
+import { eventId } from './event-id.js'
 
 declare const __SDK_VERSION__: string
 
@@ -83,6 +84,7 @@ export class Client {
       sdk_version: __SDK_VERSION__,
       platform: 'javascript',
       session_id: this.#sessionId,
+      event_id: eventId(),
     }
     if (this.#settings.environment) event.environment = this.#settings.environment
     if (this.#settings.release) event.release = this.#settings.release

@@ -24,6 +24,8 @@ export interface SvcEvent {
   environment?: string
   release?: string
   session_id: string
+  /** A UUID per event: the service stores it once however often it is sent. */
+  event_id: string
   user?: User
   /** File URL → debug id of the stamped chunks in the stack (the Vite plugin stamps them). */
   debug_ids?: Record<string, string>

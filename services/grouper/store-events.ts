@@ -149,10 +149,13 @@ async function upsertIssues(client: pg.PoolClient, prepared: Prepared[]): Promis
 }
 
 async function insertEvents(client: pg.PoolClient, prepared: Prepared[], issueIds: Map<string, string>, environmentIds: Map<string, string>): Promise<Prepared[]> {
+  // One event sent twice (its first answer was lost) can arrive twice in a batch: one row, counted once.
+  const ids = new Set<string>()
+  const unique = prepared.filter((x) => !ids.has(x.envelope.id) && ids.add(x.envelope.id))
   // The batch travels as one JSON document with each body spliced in verbatim (it is JSON the
   // ingress validated and readEvent parsed): a text[] parameter would escape every quote of every
   // body in JavaScript, which cost more than the rest of the grouper put together.
-  const rows: string[] = prepared.map((x) => {
+  const rows: string[] = unique.map((x) => {
     const environment = x.facts.environment ? (environmentIds.get(`${x.envelope.projectId}|${x.facts.environment}`) ?? null) : null
     const columns = {
       id: x.envelope.id,
@@ -180,7 +183,7 @@ async function insertEvents(client: pg.PoolClient, prepared: Prepared[], issueId
     [Buffer.from(`[${rows.join(',')}]`)],
   )
   const insertedIds = new Set(insertedRows.map((r) => r.id))
-  return prepared.filter((x) => insertedIds.has(x.envelope.id))
+  return unique.filter((x) => insertedIds.has(x.envelope.id))
 }
 
 type ActorGains = Map<string, { users: number; sessions: number }>

@@ -1,8 +1,8 @@
 /** The ingestion use case, free of HTTP: authenticate, validate, queue. */
-import { randomUUID } from 'node:crypto'
 import type { Logger } from '../../shared/log.js'
 import { isRedisConnectionError } from '../../shared/redis.js'
 import { IngestError } from './errors.js'
+import { storedEventId } from './event-id.js'
 import type { BacklogMonitor } from './backlog-monitor.js'
 import type { EventQueue } from './event-queue.js'
 import type { KeyAuthenticator } from './key-auth.js'
@@ -27,9 +27,9 @@ export async function requireIngestKey(deps: IngestDeps, token: string | undefin
 
 /** Accepts one event body for a key; resolves with the event id once it is on the stream. */
 export async function acceptEvent(deps: IngestDeps, key: { keyId: string; projectId: string }, text: string): Promise<string> {
-  parseEvent(text)
+  const event = parseEvent(text)
   if (deps.backlog.full) throw new IngestError('backlog_full', { retryAfter: 5 })
-  const id = randomUUID()
+  const id = storedEventId(key.projectId, event.event_id)
   let result
   try {
     result = await deps.queue.enqueue({ id, projectId: key.projectId, keyId: key.keyId, receivedAt: Date.now(), body: text })

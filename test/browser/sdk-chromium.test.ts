@@ -15,6 +15,7 @@ interface Stored {
     environment: string
     release: string
     session_id: string
+    event_id: string
     user: { id: string }
   }
 }
@@ -60,6 +61,8 @@ t.test('in Chromium, an uncaught error and an unhandled rejection reach the serv
   t.match(crash!.payload.context.user_agent, /Chrome/)
   t.match(crash!.payload.session_id, /^[0-9a-f-]{36}$/)
   t.equal(rejection!.payload.session_id, crash!.payload.session_id, 'one session id per tab')
+  t.match(crash!.payload.event_id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'each event carries its own UUID')
+  t.not(rejection!.payload.event_id, crash!.payload.event_id)
   t.equal(rejection!.payload.error.type, 'RangeError')
   t.equal(rejection!.payload.error.message, 'async boom')
 
@@ -122,6 +125,29 @@ t.test('in Chromium, a 429 pauses sending for retry_after and an offline page qu
   await tab.context().setOffline(false)
   const rows = await storedEvents(stack, 2)
   t.equal(rows[1]!.payload.error.message, 'while offline', 'the queued event arrives once back online')
+})
+
+t.test('in Chromium, an event whose answer was lost after the service queued it is sent again and stored once', async (t) => {
+  const stack = await startTestStack(t, { worker: true })
+  const tab = await open(t, stack, {})
+  let attempts = 0
+  await tab.route(`${stack.baseUrl}/api/v1/events`, async (route) => {
+    if (route.request().method() !== 'POST') return route.continue()
+    attempts++
+    if (attempts > 1) return route.continue()
+    // The service takes the first send (it is queued and will be stored), but its answer never
+    // reaches the page: a connection cut after the write, as a proxy or a restart can do.
+    await route.fetch()
+    return route.abort('connectionreset')
+  })
+  await tab.evaluate(() => (globalThis as unknown as { throwNow(m: string): void }).throwNow('answer lost'))
+  await waitFor(async () => attempts >= 2, 15_000, 50)
+  await waitFor(async () => (await stack.worker!.services[0]!.depth()).eligible === 0, 10_000, 50)
+  await tab.waitForTimeout(500)
+  const rows = await storedEvents(stack, 1)
+  t.equal(rows.length, 1, 'stored once, though it reached the service twice')
+  t.equal(rows[0]!.payload.error.message, 'answer lost')
+  t.equal(attempts, 2, 'the SDK sent it again once')
 })
 
 t.test('in Chromium, endpoint /svc sends through the app\'s own origin (a tunnel) and the event arrives', async (t) => {

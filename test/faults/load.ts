@@ -1,20 +1,23 @@
 /**
  * Steady load for the fault suite: events POSTed at a fixed rate, each carrying a unique marker (its
- * session id), sent once and never retried, so every marker stored is one the service accepted or
- * one whose answer the fault cut off. node:http with keep-alive, as an SDK's page would hold its
- * connection; a request unanswered for 10 s counts as failed.
+ * session id) and an event_id, as the SDK sends them. One refused or cut off during the fault is
+ * sent again afterwards with the same body, as the SDK's queue does, until it is accepted: so the
+ * suite sees what a user's events go through, lost answers included. node:http with keep-alive, as
+ * a page holds its connection; a request unanswered for 10 s counts as failed.
  */
 import http from 'node:http'
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { sampleEvent } from '../helpers/stack.js'
 
 export interface LoadReport {
-  /** Markers answered 202, with when the answer came (ms epoch). */
+  /** Markers answered 202 (on the first send or a resend), with when (ms epoch). */
   accepted: Map<string, number>
-  /** Markers sent whose answer was a refusal (by status) or a failure (by error). */
+  /** First sends that were refused (by status) or failed (by error), by reason. */
   refused: Map<string, number>
-  /** Markers answered with a status other than 202: the service said nothing was stored. */
-  declined: string[]
+  /** Markers sent again after the load, because their first send was refused or failed. */
+  resent: number
+  /** Markers still not accepted when resending gave up. */
+  unaccepted: string[]
   /** Every marker sent. */
   sent: string[]
 }
@@ -22,8 +25,11 @@ export interface LoadReport {
 export interface SteadyLoad {
   /** Markers answered 202 so far. */
   acceptedSoFar(): number
-  /** Stops sending and resolves once every request sent is answered or has failed. */
-  stop(): Promise<LoadReport>
+  /**
+   * Stops sending, waits for every request in flight, then sends the refused and failed events
+   * again (up to withinMs, every half second) until each is accepted.
+   */
+  stop(withinMs?: number): Promise<LoadReport>
 }
 
 /** A handful of distinct errors, so the load spreads over several issues as real traffic does. */
@@ -38,31 +44,28 @@ export function startSteadyLoad(base: string, key: string, rate: number): Steady
   const run = randomBytes(4).toString('hex')
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 })
   const target = new URL('/api/v1/events', base)
-  const report: LoadReport = { accepted: new Map(), refused: new Map(), declined: [], sent: [] }
-  const inFlight = new Set<Promise<void>>()
-  const refuse = (reason: string): void => {
-    report.refused.set(reason, (report.refused.get(reason) ?? 0) + 1)
-  }
-  const send = (marker: string, i: number): Promise<void> =>
-    new Promise<void>((resolve) => {
-      const body = JSON.stringify(sampleEvent({ session_id: marker, error: ERRORS[i % ERRORS.length] }))
+  const report: LoadReport = { accepted: new Map(), refused: new Map(), resent: 0, unaccepted: [], sent: [] }
+  const bodies = new Map<string, string>()
+  const inFlight = new Set<Promise<boolean>>()
+  /** Resolves true when the event was accepted; a first send's refusal is counted by reason. */
+  const send = (marker: string, first: boolean): Promise<boolean> =>
+    new Promise<boolean>((resolve) => {
+      const body = bodies.get(marker)!
+      const refuse = (reason: string): void => {
+        if (first) report.refused.set(reason, (report.refused.get(reason) ?? 0) + 1)
+        resolve(false)
+      }
       const headers = { 'Content-Type': 'application/json', 'X-API-Key': key, 'Content-Length': Buffer.byteLength(body) }
       const req = http.request({ agent, host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers, timeout: 10_000 }, (res) => {
         res.resume()
         res.on('end', () => {
-          if (res.statusCode === 202) report.accepted.set(marker, Date.now())
-          else {
-            refuse(`status ${res.statusCode}`)
-            report.declined.push(marker)
-          }
-          resolve()
+          if (res.statusCode !== 202) return refuse(`status ${res.statusCode}`)
+          report.accepted.set(marker, Date.now())
+          resolve(true)
         })
       })
       req.on('timeout', () => req.destroy(new Error('no answer within 10 s')))
-      req.on('error', (error: NodeJS.ErrnoException) => {
-        refuse(error.code ?? error.message)
-        resolve()
-      })
+      req.on('error', (error: NodeJS.ErrnoException) => refuse(error.code ?? error.message))
       req.end(body)
     })
   let stopped = false
@@ -73,18 +76,28 @@ export function startSteadyLoad(base: string, key: string, rate: number): Steady
       if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait))
       if (stopped) break
       const marker = `fault-${run}-${i}`
+      bodies.set(marker, JSON.stringify(sampleEvent({ session_id: marker, event_id: randomUUID(), error: ERRORS[i % ERRORS.length] })))
       report.sent.push(marker)
-      const request = send(marker, i)
+      const request = send(marker, true)
       inFlight.add(request)
       void request.then(() => inFlight.delete(request))
     }
   })()
   return {
     acceptedSoFar: () => report.accepted.size,
-    async stop() {
+    async stop(withinMs = 30_000) {
       stopped = true
       await loop
       await Promise.all(inFlight)
+      let waiting = report.sent.filter((marker) => !report.accepted.has(marker))
+      report.resent = waiting.length
+      const deadline = Date.now() + withinMs
+      while (waiting.length > 0 && Date.now() < deadline) {
+        for (let i = 0; i < waiting.length; i += 32) await Promise.all(waiting.slice(i, i + 32).map((marker) => send(marker, false)))
+        waiting = waiting.filter((marker) => !report.accepted.has(marker))
+        if (waiting.length > 0) await sleep(500)
+      }
+      report.unaccepted = waiting
       agent.destroy()
       return report
     },
