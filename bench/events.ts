@@ -21,6 +21,8 @@ export function realisticEvent(n: number): Record<string, unknown> {
     environment: 'production',
     release: 'shop@1.4.2',
     session_id: `session-${n % 5000}`,
+    // As the SDK sends every event: the ingress derives the stored id from it (a hash per event).
+    event_id: `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`,
     user: { id: `user-${n % 1000}` },
   }
 }
