@@ -1,17 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { createDb } from '../../shared/db.js'
 import { createRedis } from '../../shared/redis.js'
 import { SEED_INGEST_KEY } from '../../shared/seed.js'
 import { TEST_REDIS_URL } from '../helpers/env.js'
-import { alive, childrenOf, startSvcUp, textOf } from '../helpers/processes.js'
+import { alive, childrenOf, startSvcUp, textOf, type SvcUp } from '../helpers/processes.js'
 import { createTestDatabase, postEvent, sampleEvent, waitFor } from '../helpers/stack.js'
 
 const headers = { 'Content-Type': 'application/json', 'X-API-Key': SEED_INGEST_KEY }
 
-t.test('svc up with DATABASE_URL restarts a part killed with -9 while the other keeps serving, shows the restarts in health, and Ctrl-C stops every part', async (t) => {
+/** `svc up` with DATABASE_URL (a fresh test database) and the test Redis under a key prefix of its own. */
+async function svcUpWithDatabase(t: Test): Promise<{ up: SvcUp; databaseUrl: string }> {
   const databaseUrl = await createTestDatabase(t)
   const prefix = `svctest:up-${process.pid}-${Date.now()}:`
   const redis = createRedis(TEST_REDIS_URL)
@@ -21,6 +22,11 @@ t.test('svc up with DATABASE_URL restarts a part killed with -9 while the other 
     redis.disconnect()
   })
   const up = await startSvcUp(t, { DATABASE_URL: databaseUrl, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix, SVC_INGRESS_THREADS: '1', LOG_LEVEL: 'warn' })
+  return { up, databaseUrl }
+}
+
+t.test('svc up with DATABASE_URL restarts a part killed with -9 while the other keeps serving, shows the restarts in health, and Ctrl-C stops every part', async (t) => {
+  const { up, databaseUrl } = await svcUpWithDatabase(t)
   const worker = up.part('worker')
   const ingress = up.part('ingress')
   t.ok(worker && ingress, 'a worker and an ingress process run under svc up')
@@ -72,15 +78,7 @@ t.test('svc up on embedded defaults restarts its all-in-one process after kill -
 })
 
 t.test('parts whose svc up was killed with -9 stop by themselves: none is left serving without its supervisor', async (t) => {
-  const databaseUrl = await createTestDatabase(t)
-  const prefix = `svctest:up-orphan-${process.pid}-${Date.now()}:`
-  const redis = createRedis(TEST_REDIS_URL)
-  t.teardown(async () => {
-    const keys = await redis.keys(`${prefix}*`)
-    if (keys.length > 0) await redis.del(...keys)
-    redis.disconnect()
-  })
-  const up = await startSvcUp(t, { DATABASE_URL: databaseUrl, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix, SVC_INGRESS_THREADS: '1', LOG_LEVEL: 'warn' })
+  const { up } = await svcUpWithDatabase(t)
   const parts = [up.part('worker'), up.part('ingress')]
   t.ok(parts.every((pid) => pid !== undefined), 'a worker and an ingress run')
   process.kill(up.pid, 'SIGKILL')
