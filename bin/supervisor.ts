@@ -19,11 +19,6 @@ export interface PartSpec {
   env: NodeJS.ProcessEnv
 }
 
-/** The message a part sends on its IPC channel once it serves. */
-export interface ReadyMessage {
-  type: 'ready'
-}
-
 const FIRST_DELAY = SECOND
 const MAX_DELAY = 30 * SECOND
 /** A run this long counts as healthy: the next crash restarts after the first delay again. */
@@ -53,18 +48,9 @@ export class Supervisor {
     this.#log = log
   }
 
-  /** Restarts so far of the part named name. */
-  restarts(name: string): number {
-    return this.#parts.find((part) => part.spec.name === name)?.restarts ?? 0
-  }
-
-  /** pid of the part's current process (undefined while it waits to be restarted). */
-  pid(name: string): number | undefined {
-    return this.#parts.find((part) => part.spec.name === name)?.child?.pid
-  }
-
   /**
-   * Starts the parts in order, each once the one before said it serves. A part that exits before
+   * Starts the parts in order, each once the one before said it serves (its first IPC message; see
+   * tellReady). A part that exits before
    * its first "ready" is a start-up failure (a taken port, a bad setting): that rejects, naming it.
    */
   async start(specs: readonly PartSpec[]): Promise<void> {

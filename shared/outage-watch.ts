@@ -26,7 +26,6 @@ interface Down {
 export class OutageWatch {
   readonly #o: Required<Omit<OutageWatchOptions, 'log'>> & { log: Logger | undefined }
   #down: Down | undefined
-  #outages = 0
   #closed = false
   /** The pause before the next probe; referenced, since a process waiting on a probe has work left. */
   #pause: { timer: NodeJS.Timeout; done: () => void } | undefined
@@ -40,11 +39,6 @@ export class OutageWatch {
     return this.#down?.since
   }
 
-  /** Outages seen since start. */
-  get outages(): number {
-    return this.#outages
-  }
-
   /** Notes an outage that error shows, without waiting for its end (logs it if it is new). */
   report(error: unknown): void {
     void this.untilBack(error)
@@ -54,7 +48,6 @@ export class OutageWatch {
   untilBack(error: unknown): Promise<void> {
     if (!this.#down) {
       const since = Date.now()
-      this.#outages++
       this.#o.log?.warn(`${this.#o.what} unreachable: holding work until it answers`, { cause: describe(error) })
       this.#down = { since, back: this.#probeUntilUp(since) }
     }

@@ -5,7 +5,7 @@
  */
 import { Command } from 'clipanion'
 import { createDb } from '../../shared/db.js'
-import { startEmbeddedPostgres } from '../../shared/embedded/index.js'
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../shared/embedded/index.js'
 import { migrate } from '../../shared/migrate.js'
 import { createObjectStore } from '../../shared/object-store.js'
 import { loadConfiguredPlugins } from '../../shared/plugins/loader.js'
@@ -31,15 +31,14 @@ export class AllInOneCommand extends Command {
     const stops: Stop[] = []
     try {
       let databaseUrl = config.databaseUrl
-      const embedded = !databaseUrl
+      let pool: EmbeddedPostgres['pool'] | undefined
       if (!databaseUrl) {
         const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, log })
         stops.push(pg.stop)
         databaseUrl = pg.url
+        pool = pg.pool
       }
-      // One connection: PGlite's socket server hangs when connections interleave transactions. A
-      // query waits its turn for it however long a batch's transaction takes: that is not an outage.
-      const db = createDb(databaseUrl, { max: 1, applicationName: 'svc-all-in-one', log, connectTimeoutMs: embedded ? 0 : undefined })
+      const db = createDb(databaseUrl, { ...pool, applicationName: 'svc-all-in-one', log })
       stops.push(() => db.close())
       await migrate(db)
       await applySeed(db)

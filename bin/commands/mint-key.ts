@@ -42,8 +42,7 @@ export class MintKeyCommand extends Command {
       }
       url = embedded.url
     }
-    // The embedded database queues a second connection until the first closes: wait for it.
-    const db = createDb(url, { max: 1, connectTimeoutMs: embedded ? 0 : undefined })
+    const db = createDb(url, { max: 1, ...embedded?.pool })
     try {
       const { rows } = await db.query('SELECT 1 FROM projects WHERE id = $1', [this.project])
       if (rows.length === 0) {

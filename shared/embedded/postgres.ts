@@ -12,8 +12,21 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
 import { startConnectionGate, type Address } from './connection-gate.js'
 import { lockDir } from './dir-lock.js'
 import { chooseEndpoint, type Endpoint } from './endpoint.js'
+import type { DbOptions } from '../db.js'
 import type { EmbeddedOptions, EmbeddedService } from './types.js'
 import { createUndoStack } from './undo-stack.js'
+
+export interface EmbeddedPostgres extends EmbeddedService {
+  /** The pool settings every client of it needs: pass them to createDb. */
+  readonly pool: Required<Pick<DbOptions, 'max' | 'connectTimeoutMs'>>
+}
+
+/**
+ * One connection, since PGlite's socket server hangs when connections interleave transactions; and
+ * no connect timeout, since a query waits its turn for it however long a batch's transaction (or
+ * another client's pool) holds it: waiting, not an outage.
+ */
+const POOL = Object.freeze({ max: 1, connectTimeoutMs: 0 })
 
 /** node-postgres connects to `<host folder>/.s.PGSQL.<port>`, port 5432 by default. */
 const SOCKET_NAME = '.s.PGSQL.5432'
@@ -26,7 +39,7 @@ const INNER_SOCKET_NAME = 'pglite.sock'
  * MikroORM both read as a unix socket folder, or `postgres://postgres@127.0.0.1:<port>/postgres`
  * when no socket path fits.
  */
-export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedService> {
+export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedPostgres> {
   const began = performance.now()
   const root = resolve(options.dataDir, 'pg')
   const lock = await lockDir(root, 'set DATABASE_URL to use a shared PostgreSQL')
@@ -61,7 +74,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       url = `postgres://postgres@${front.host}:${gate.port}/postgres`
     }
     options.log.debug('embedded postgres ready', { url, ms: Math.round(performance.now() - began) })
-    return { url, stop: () => undo.unwind() }
+    return { url, pool: POOL, stop: () => undo.unwind() }
   } catch (error) {
     await undo.unwind().catch(() => {})
     throw error

@@ -138,7 +138,6 @@ export class StreamConsumer extends EventEmitter {
         failures = 0
       } catch (error) {
         if (error instanceof Held) {
-          this.emit('held', error.outage)
           // Waits for the outage to end (or the consumer to stop); the held batch goes first after it.
           await this.#holdPolicy.recovery(error.outage, this.#stopping.signal)
         } else {

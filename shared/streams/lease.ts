@@ -55,11 +55,6 @@ export class LeaseKeeper extends EventEmitter {
     this.#everyMs = Math.max(10, Math.floor(leaseMs / 3))
   }
 
-  /** Entries now held by this consumer, renewed until dropped. */
-  get size(): number {
-    return this.#held.size
-  }
-
   /** Starts renewing entries (just read or reclaimed). */
   add(entries: readonly StreamEntry[]): void {
     for (const entry of entries) this.#held.set(keyOf(entry), { source: entry.source, id: entry.id })
@@ -103,7 +98,7 @@ export class LeaseKeeper extends EventEmitter {
       for (const [source, ids] of bySource) {
         for (let i = 0; i < ids.length; i += RENEW_CHUNK) {
           const gone = (await this.#redis.eval(RENEW_LUA, 1, source, this.#group, this.#consumer, ...ids.slice(i, i + RENEW_CHUNK))) as string[]
-          for (const id of gone) if (this.#held.has(`${source}\n${id}`)) lost.push({ source, id })
+          for (const id of gone) if (this.#held.has(keyOf({ source, id }))) lost.push({ source, id })
         }
       }
       if (lost.length > 0) this.#lose(lost)
@@ -115,7 +110,7 @@ export class LeaseKeeper extends EventEmitter {
   }
 
   #lose(lost: Array<{ source: string; id: string }>): void {
-    const keys = new Set(lost.map((entry) => `${entry.source}\n${entry.id}`))
+    const keys = new Set(lost.map(keyOf))
     for (const key of keys) this.#held.delete(key)
     this.#idleTimer()
     for (const watch of this.#watches) {

@@ -11,8 +11,7 @@ const RATE = 150
 
 t.test('an ingress killed with -9 under load: svc up restarts it within seconds, the worker keeps draining, and every event it accepted is stored once', async (t) => {
   const stack = await supervisedStack(t)
-  const worker = stack.part('worker')!
-  const ingress = stack.part('ingress')!
+  const { worker, ingress } = stack.pids() as { worker: number; ingress: number }
   const load = startSteadyLoad(stack.base, stack.key, RATE)
   await sleep(4000)
   process.kill(ingress, 'SIGKILL')

@@ -12,7 +12,7 @@ const RATE = 150
 t.test('PostgreSQL stopped (pg_ctl stop -m fast) under load and started 5 s later: nothing exits, the ingress keeps accepting, the worker holds its batches and resumes, and every accepted event is stored once', async (t) => {
   const server = await startOwnPostgres(t)
   const stack = await supervisedStack(t, { databaseUrl: server.url })
-  const parts = { worker: stack.part('worker'), ingress: stack.part('ingress') }
+  const parts = stack.pids()
   const load = startSteadyLoad(stack.base, stack.key, RATE)
   await sleep(4000)
   server.stop()
@@ -25,7 +25,7 @@ t.test('PostgreSQL stopped (pg_ctl stop -m fast) under load and started 5 s late
   await sleep(5000)
   const report = await load.stop()
   await expectStoredOnce(t, stack, report, 'PostgreSQL restart')
-  t.same({ worker: stack.part('worker'), ingress: stack.part('ingress') }, parts, 'neither the worker nor the ingress exited')
+  t.same(stack.pids(), parts, 'neither the worker nor the ingress exited')
   t.same(await stack.restarts(), { ingress: 0, worker: 0 }, 'and health shows no restart')
   const down = linesMatching(stack.output(), /database unreachable: holding work/)
   t.ok(down >= 1 && down <= 2, `the outage was logged once by each process that met it (${down})`)

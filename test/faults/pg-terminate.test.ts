@@ -11,7 +11,7 @@ const RATE = 150
 
 t.test('PostgreSQL ending every session of the stack three times under load (as a restart or failover does): nothing exits, the outage is logged once each way, and every accepted event is stored once', async (t) => {
   const stack = await supervisedStack(t)
-  const parts = { worker: stack.part('worker'), ingress: stack.part('ingress') }
+  const parts = stack.pids()
   const load = startSteadyLoad(stack.base, stack.key, RATE)
   await sleep(3000)
   let terminated = 0
@@ -32,7 +32,7 @@ t.test('PostgreSQL ending every session of the stack three times under load (as 
   const report = await load.stop()
   t.ok(terminated >= 3, `sessions were terminated (${terminated})`)
   await expectStoredOnce(t, stack, report, 'PostgreSQL backend termination')
-  t.same({ worker: stack.part('worker'), ingress: stack.part('ingress') }, parts, 'neither the worker nor the ingress exited')
+  t.same(stack.pids(), parts, 'neither the worker nor the ingress exited')
   t.same(await stack.restarts(), { ingress: 0, worker: 0 }, 'and health shows no restart')
   const out = stack.output()
   const down = linesMatching(out, /database unreachable: holding work/)

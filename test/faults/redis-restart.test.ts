@@ -19,7 +19,7 @@ for (const { how, downMs } of CASES) {
   t.test(`Redis with AOF, stopped by ${how} under load and started again ${downMs / 1000} s later: no process exits, the outage is logged once per connection, and every accepted event is stored once`, async (t) => {
     const redis = await startOwnRedis(t)
     const stack = await supervisedStack(t, { redisUrl: redis.url })
-    const parts = { worker: stack.part('worker'), ingress: stack.part('ingress') }
+    const parts = stack.pids()
     const load = startSteadyLoad(stack.base, stack.key, RATE)
     await sleep(4000)
     await (how === 'kill -9' ? redis.kill() : redis.stop())
@@ -29,7 +29,7 @@ for (const { how, downMs } of CASES) {
     const report = await load.stop()
     const label = `Redis ${how}, down ${downMs / 1000} s`
     await expectStoredOnce(t, stack, report, label)
-    t.same({ worker: stack.part('worker'), ingress: stack.part('ingress') }, parts, 'neither the worker nor the ingress exited')
+    t.same(stack.pids(), parts, 'neither the worker nor the ingress exited')
     t.same(await stack.restarts(), { ingress: 0, worker: 0 }, 'and health shows no restart')
     const refusals = [...report.refused.keys()]
     t.same(refusals, ['status 503'], `while Redis was away the ingress answered 503 unavailable at once, and nothing else (${report.refused.get('status 503') ?? 0})`)

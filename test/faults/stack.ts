@@ -22,6 +22,8 @@ export interface FaultStack extends SvcUp, Where {
   key: string
   /** The /health restart counts of the ingress and the worker. */
   restarts(): Promise<{ ingress: number; worker: number }>
+  /** The pids of the worker and the ingress now (undefined for one waiting to be restarted). */
+  pids(): { worker: number | undefined; ingress: number | undefined }
 }
 
 /** Environment every fault stack shares: no rate limit in the way of the load, one ingress thread. */
@@ -57,6 +59,7 @@ export async function supervisedStack(t: Test, options: { databaseUrl?: string; 
     db,
     redis,
     prefix,
+    pids: () => ({ worker: up.part('worker'), ingress: up.part('ingress') }),
     async restarts() {
       const ingress = /"restarts":(\d+)/.exec(await textOf(`${up.base}/health`))?.[1]
       const worker = /^restarts: (\d+)$/m.exec(await textOf(up.health))?.[1]

@@ -11,8 +11,7 @@ const RATE = 150
 
 t.test('a worker killed with -9 mid-batch under load: svc up restarts it, the events it held are taken over and stored within 30 s, each once, and the ingress never stops', async (t) => {
   const stack = await supervisedStack(t)
-  const worker = stack.part('worker')!
-  const ingress = stack.part('ingress')!
+  const { worker, ingress } = stack.pids() as { worker: number; ingress: number }
   const load = startSteadyLoad(stack.base, stack.key, RATE)
   await sleep(4000)
 

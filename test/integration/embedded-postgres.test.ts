@@ -113,8 +113,8 @@ t.test('a second client waits for the first connection to close instead of being
   const held = await first.pool.connect()
   await held.query('BEGIN')
   await held.query('CREATE TABLE turn (n int)')
-  // Waiting its turn is what the embedded database asks of a second client: no connect timeout.
-  const second = createDb(pg.url, { max: 1, connectTimeoutMs: 0 })
+  // Waiting its turn is what the embedded database asks of a second client: its pool settings have no connect timeout.
+  const second = createDb(pg.url, pg.pool)
   t.teardown(() => second.close())
   let answered = false
   const waiting = second.query<{ n: number }>('SELECT count(*)::int AS n FROM turn').then((result) => {
@@ -132,7 +132,7 @@ t.test('a second client waits for the first connection to close instead of being
   // A pool that closes and reconnects at once gets straight back in (once the second pool's idle
   // connection has closed: the gate admits one connection at a time).
   for (let i = 0; i < 3; i++) {
-    const db = createDb(pg.url, { max: 1, connectTimeoutMs: 0 })
+    const db = createDb(pg.url, pg.pool)
     await db.query('INSERT INTO turn VALUES ($1)', [i])
     await db.close()
   }
