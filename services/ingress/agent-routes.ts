@@ -4,8 +4,8 @@
  */
 import type uWS from 'uWebSockets.js'
 import { isDatabaseOutage } from '../../shared/db.js'
-import { IngestError } from './errors.js'
-import { clientAddress, exchange, readBodyText, send, sendError, type Exchange } from './http.js'
+import { BodyError } from '../../shared/http/errors.js'
+import { clientAddress, exchange, readBodyText, send, sendError, type Exchange } from '../../shared/http/exchange.js'
 import { attachRepository, completeSession, connectChat, recordProgress } from './setup/actions.js'
 import { AgentError } from './setup/errors.js'
 import { pollAnswer } from './setup/facts.js'
@@ -127,8 +127,8 @@ async function answer(ex: Exchange, setup: SetupDeps, run: () => Promise<void>):
     await run()
   } catch (error) {
     if (error instanceof AgentError) return sendError(ex, error)
-    if (error instanceof IngestError) {
-      return sendError(ex, new AgentError(error.code === 'payload_too_large' ? 'payload_too_large' : 'invalid_json', error.code === 'invalid_json' ? { message: error.message } : {}))
+    if (error instanceof BodyError) {
+      return sendError(ex, new AgentError(error.reason === 'too_large' ? 'payload_too_large' : 'invalid_json', error.reason === 'not_gzip' ? { message: error.message } : {}))
     }
     const outage = isOutage(error)
     if (!outage) setup.log.error('setup-session route failed', { error })

@@ -6,7 +6,7 @@ import uWS from 'uWebSockets.js'
 import type { Db } from '../../shared/db.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import { acceptEvent, KEY_CHECK_RETRY_AFTER, requireIngestKey, type IngestDeps } from './accept-event.js'
-import { IngestError, UPLOAD_KEY_MESSAGES } from './errors.js'
+import { ingestBodyError, IngestError, UPLOAD_KEY_MESSAGES } from './errors.js'
 import { uploadSourceMap } from './upload-sourcemap.js'
 import { registerAgentRoutes } from './agent-routes.js'
 import type { DashboardDeps } from './dashboard/deps.js'
@@ -14,7 +14,8 @@ import { registerDashboardRoutes } from './dashboard/routes.js'
 import type { SdkSeen } from './sdk-seen.js'
 import type { SetupDeps } from './setup/sessions.js'
 import type { WakeHub } from './setup/wake-hub.js'
-import { exchange, PREFLIGHT_HEADERS, readBodyText, send, sendError, type Exchange } from './http.js'
+import { BodyError } from '../../shared/http/errors.js'
+import { exchange, PREFLIGHT_HEADERS, readBodyText, send, sendError, type Exchange } from '../../shared/http/exchange.js'
 
 export interface IngressApp {
   listen(port: number, host: string): Promise<number>
@@ -102,7 +103,7 @@ export function createIngressApp(deps: IngressDeps): IngressApp {
       const auth = await deps.auth.authenticate(body.token, 'sourcemap')
       if (!auth.ok) throw new IngestError(auth.code, { message: UPLOAD_KEY_MESSAGES[auth.code], retryAfter: auth.code === 'key_check_unavailable' ? KEY_CHECK_RETRY_AFTER : undefined })
       const text = await reading.catch((error: unknown) => {
-        throw error instanceof IngestError && error.code === 'payload_too_large' ? new IngestError('payload_too_large', { message: tooLarge }) : error
+        throw error instanceof BodyError && error.reason === 'too_large' ? new IngestError('payload_too_large', { message: tooLarge }) : error
       })
       const stored = await uploadSourceMap(deps.uploads, auth.projectId, target, text)
       send(ex, 201, JSON.stringify(stored))
@@ -141,6 +142,7 @@ export function createIngressApp(deps: IngressDeps): IngressApp {
 function handle(ex: Exchange, deps: IngestDeps, body: () => Promise<void>): Promise<void> {
   return body().catch((error: unknown) => {
     if (error instanceof IngestError) return sendError(ex, error)
+    if (error instanceof BodyError) return sendError(ex, ingestBodyError(error))
     deps.log.error('ingress route failed', { error })
     sendError(ex, new IngestError('internal_error'))
   })

@@ -2,11 +2,7 @@
  * The ingestion surface's error catalogue: every answer that is not a success carries one of these
  * codes with its status and a message saying what to do. docs/errors.md is kept in step by a test.
  */
-
-export interface ErrorSpec {
-  status: number
-  message: string
-}
+import { CataloguedError, type BodyError, type ErrorDetail, type ErrorSpec } from '../../shared/http/errors.js'
 
 export const INGEST_ERRORS = {
   invalid_json: { status: 400, message: 'The body is not valid JSON. Send one JSON object encoded as UTF-8.' },
@@ -40,44 +36,15 @@ export const UPLOAD_KEY_MESSAGES: Readonly<Record<'key_missing' | 'key_malformed
   key_check_unavailable: 'The source-map key cannot be checked now because the database is unreachable; nothing was stored. Upload again in retry_after seconds.',
 }
 
-export interface ErrorDetail {
-  /** The field at fault, dotted (error.type), on a 400 about the body. */
-  field?: string
-  /** Replaces the catalogue's message where the situation says more. */
-  message?: string
-  /** Seconds to wait, on 429 and 503; also sent as Retry-After. */
-  retryAfter?: number
-  /** More fields of the answer body (e.g. add_repo_url). */
-  extra?: Record<string, unknown>
-}
-
-/** A failed request on one surface: a catalogued code, its status, and the body it answers with. */
-export class CataloguedError<C extends string> extends Error {
-  constructor(
-    readonly code: C,
-    readonly spec: ErrorSpec,
-    readonly detail: ErrorDetail = {},
-  ) {
-    super(detail.message ?? spec.message)
-  }
-
-  get status(): number {
-    return this.spec.status
-  }
-
-  /** The JSON answer body. */
-  toBody(): Record<string, unknown> {
-    const body: Record<string, unknown> = { code: this.code, message: this.message, ...this.detail.extra }
-    if (this.detail.field !== undefined) body.field = this.detail.field
-    if (this.detail.retryAfter !== undefined) body.retry_after = this.detail.retryAfter
-    return body
-  }
-}
-
 /** A failed ingestion request: the code, plus the field at fault or a retry delay where they apply. */
 export class IngestError extends CataloguedError<IngestErrorCode> {
   constructor(code: IngestErrorCode, detail: ErrorDetail = {}) {
     super(code, INGEST_ERRORS[code], detail)
     this.name = 'IngestError'
   }
+}
+
+/** The ingestion answer to a body the kernel's reader refused: 413, or 400 for gzip that is not. */
+export function ingestBodyError(error: BodyError): IngestError {
+  return error.reason === 'too_large' ? new IngestError('payload_too_large') : new IngestError('invalid_json', { message: error.message })
 }

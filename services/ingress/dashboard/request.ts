@@ -3,11 +3,10 @@
  * or awaits, so everything a route needs is copied out at once; the form body is read with a cap.
  */
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
-import { IngestError } from '../errors.js'
-import { readBodyText, type Exchange } from '../http.js'
+import { BodyError } from '../../../shared/http/errors.js'
+import { clientAddress, readBodyText, type Exchange } from '../../../shared/http/exchange.js'
 import { parseCookies } from './cookies.js'
 import { PageError } from './respond.js'
-import { clientAddress } from '../http.js'
 
 /** Forms are a few fields; anything bigger is not one of ours. */
 export const FORM_MAX_BYTES = 64 * 1024
@@ -72,7 +71,7 @@ export function readForm(ex: Exchange, request: PageRequest): Promise<URLSearchP
   return readBodyText(ex, FORM_MAX_BYTES, false).then(
     (text) => new URLSearchParams(text),
     (error: unknown) => {
-      throw error instanceof IngestError && error.code === 'payload_too_large' ? tooLarge() : error
+      throw error instanceof BodyError && error.reason === 'too_large' ? tooLarge() : error
     },
   )
 }

@@ -2,7 +2,7 @@
  * Writing dashboard answers over uWS: pages with their security headers, redirects and cookies.
  * Every write is corked (it may follow an await) and skipped when the browser went away.
  */
-import { statusLine, type Exchange } from '../http.js'
+import { statusLine, type Exchange } from '../../../shared/http/exchange.js'
 import type { SafeHtml } from './html.js'
 
 /** A page that ends a request early with a status and a message for the person. */

@@ -3,7 +3,7 @@
  * a form post is read and checked (origin, CSRF), and any failure becomes an error page.
  */
 import type uWS from 'uWebSockets.js'
-import { exchange, type Exchange } from '../http.js'
+import { exchange, type Exchange } from '../../../shared/http/exchange.js'
 import type { DashboardDeps } from './deps.js'
 import { readForm, readRequest, type PageRequest } from './request.js'
 import { PageError, sendPage } from './respond.js'

@@ -3,7 +3,7 @@
  * the setup approval page, and the signed-in person's projects and issues.
  */
 import type uWS from 'uWebSockets.js'
-import { exchange } from '../http.js'
+import { exchange } from '../../../shared/http/exchange.js'
 import { registerApprovalRoutes } from './approval-routes.js'
 import { registerAuthRoutes } from './auth-routes.js'
 import type { DashboardDeps } from './deps.js'

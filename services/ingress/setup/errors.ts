@@ -3,7 +3,7 @@
  * success carries `code` and `message`; the spec's client rules hang on the status: 404 and 410
  * never retry, 429 waits retry_after, 503 retries. docs/errors.md is kept in step by a test.
  */
-import { CataloguedError, type ErrorDetail, type ErrorSpec } from '../errors.js'
+import { CataloguedError, type ErrorDetail, type ErrorSpec } from '../../../shared/http/errors.js'
 
 export const AGENT_ERRORS = {
   invalid_json: { status: 400, message: 'The body is not valid JSON. Send one JSON object encoded as UTF-8.' },

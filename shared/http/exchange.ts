@@ -1,13 +1,18 @@
 /**
- * Small uWebSockets.js helpers: read a capped body, answer JSON. uWS requires every write after an
- * await to be corked and forbids touching an aborted response, so all answers go through here.
+ * Small uWebSockets.js helpers for every route on the port (ingestion and web alike): read a capped
+ * body, answer JSON. uWS requires every write after an await to be corked and forbids touching an
+ * aborted response, so all answers go through here.
  */
 import { gunzip } from 'node:zlib'
 import { promisify } from 'node:util'
 import type { HttpResponse } from 'uWebSockets.js'
-import { IngestError } from './errors.js'
+import { BodyError, type CataloguedError } from './errors.js'
 
 const gunzipAsync = promisify(gunzip)
+
+const TOO_LARGE = 'The body is over its size cap.'
+/** Sent as the message of the 400 that ingestion and setup sessions answer with. */
+const NOT_GZIP = 'The body is marked gzip but does not decompress. Send valid gzip or drop Content-Encoding.'
 
 /** Response plus the abort flag uWS needs us to track ourselves. */
 export interface Exchange {
@@ -55,13 +60,6 @@ export function send(ex: Exchange, status: number, body: string | undefined, hea
   })
 }
 
-/** An error from one of the surfaces' catalogues (ingestion, setup sessions). */
-export interface CataloguedError {
-  readonly status: number
-  readonly detail: { readonly retryAfter?: number }
-  toBody(): Record<string, unknown>
-}
-
 /** Answers with a catalogued error. */
 export function sendError(ex: Exchange, error: CataloguedError): void {
   const headers: Array<[string, string]> = []
@@ -71,7 +69,8 @@ export function sendError(ex: Exchange, error: CataloguedError): void {
 
 /**
  * Reads the whole body as UTF-8 text, at most cap bytes on the wire and, when gzipped, at most cap
- * bytes after decompression (decompression bombs were real CVEs elsewhere).
+ * bytes after decompression (decompression bombs were real CVEs elsewhere). Rejects with BodyError,
+ * which the caller answers from its own catalogue.
  */
 export function readBodyText(ex: Exchange, cap: number, gzipped: boolean): Promise<string> {
   return new Promise<string>((resolve, reject) => {
@@ -84,7 +83,7 @@ export function readBodyText(ex: Exchange, cap: number, gzipped: boolean): Promi
       size += chunk.byteLength
       if (size > cap) {
         failed = true
-        reject(new IngestError('payload_too_large'))
+        reject(new BodyError('too_large', TOO_LARGE))
         return
       }
       // uWS reuses the chunk's memory after this callback returns: a body that arrives whole is
@@ -97,7 +96,7 @@ export function readBodyText(ex: Exchange, cap: number, gzipped: boolean): Promi
       gunzipAsync(raw, { maxOutputLength: cap }).then(
         (inflated) => resolve(inflated.toString('utf8')),
         (error: NodeJS.ErrnoException) => {
-          reject(error.code === 'ERR_BUFFER_TOO_LARGE' ? new IngestError('payload_too_large') : new IngestError('invalid_json', { message: 'The body is marked gzip but does not decompress. Send valid gzip or drop Content-Encoding.' }))
+          reject(error.code === 'ERR_BUFFER_TOO_LARGE' ? new BodyError('too_large', TOO_LARGE) : new BodyError('not_gzip', NOT_GZIP))
         },
       )
     })
