@@ -7,7 +7,7 @@ import { startIngress } from '../../services/ingress/index.js'
 import { loadContext, requireExternal, tellReady, untilSignal } from '../context.js'
 import { startIngressThreads } from '../ingress-threads.js'
 import { loadConfiguredPlugins } from '../../shared/plugins/loader.js'
-import { oauthWarnings } from '../../services/ingress/dashboard/oauth-settings.js'
+import { oauthWarnings } from '../../services/web/dashboard/oauth-settings.js'
 
 export class IngressCommand extends Command {
   static override paths = [['ingress']]

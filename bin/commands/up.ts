@@ -11,7 +11,7 @@ import { migrate } from '../../shared/migrate.js'
 import { applySeed, SEED_INGEST_KEY } from '../../shared/seed.js'
 import { loadContext, untilSignal, type Context } from '../context.js'
 import { Supervisor, type PartSpec } from '../supervisor.js'
-import { oauthWarnings } from '../../services/ingress/dashboard/oauth-settings.js'
+import { oauthWarnings } from '../../services/web/dashboard/oauth-settings.js'
 
 type Stop = () => Promise<unknown>
 

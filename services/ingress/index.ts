@@ -12,8 +12,8 @@ import { createIngressApp } from './app.js'
 import { BacklogMonitor } from './backlog-monitor.js'
 import { EventQueue } from './event-queue.js'
 import { KeyAuthenticator } from './key-auth.js'
-import { SdkSeen } from './sdk-seen.js'
-import { WakeHub } from './setup/wake-hub.js'
+import { SdkSeen } from '../web/sdk-seen.js'
+import { WakeHub } from '../web/setup/wake-hub.js'
 
 export interface IngressOptions {
   db: Db

@@ -2,7 +2,7 @@
  * Driving the dashboard that the test stack's ingress serves: a client that keeps cookies and form
  * tokens the way a browser does, and setup requests registered straight into the stack.
  */
-import { registerSession, type Registration } from '../../services/ingress/setup/sessions.js'
+import { registerSession, type Registration } from '../../services/web/setup/sessions.js'
 import { createLogger } from '../../shared/log.js'
 import type { CodehostPlugin } from '../../shared/plugins/types.js'
 import type { TestStack } from './stack.js'

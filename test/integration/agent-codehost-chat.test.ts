@@ -3,7 +3,7 @@
 // chat answers, as an agent sees them.
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
-import { approveSetupSession } from '../../services/ingress/setup/approval.js'
+import { approveSetupSession } from '../../services/web/setup/approval.js'
 import { createLogger } from '../../shared/log.js'
 import { loadPlugin } from '../../shared/plugins/loader.js'
 import { closedOrigin } from '../helpers/github-loopback.js'

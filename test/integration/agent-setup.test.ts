@@ -1,6 +1,6 @@
 import t from 'tap'
-import { approveSetupSession } from '../../services/ingress/setup/approval.js'
-import type { SetupDeps } from '../../services/ingress/setup/sessions.js'
+import { approveSetupSession } from '../../services/web/setup/approval.js'
+import type { SetupDeps } from '../../services/web/setup/sessions.js'
 import { createLogger } from '../../shared/log.js'
 import { sampleEvent, startTestStack, waitFor, type TestStack } from '../helpers/stack.js'
 

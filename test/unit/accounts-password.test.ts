@@ -1,5 +1,5 @@
 import t from 'tap'
-import { hashPassword, needsRehash, passwordProblem, PASSWORD_MIN_LENGTH, verifyPassword } from '../../services/ingress/accounts/password.js'
+import { hashPassword, needsRehash, passwordProblem, PASSWORD_MIN_LENGTH, verifyPassword } from '../../services/web/accounts/password.js'
 
 t.test('a password hash names its algorithm and parameters and carries its own salt', async (t) => {
   const stored = await hashPassword('correct horse battery')

@@ -1,7 +1,7 @@
 import t from 'tap'
-import { finishOAuth, OAUTH_STATE_TTL_MS, safeNextPath, startOAuth } from '../../services/ingress/accounts/oauth-state.js'
-import { digestText, hashToken, randomToken, sameToken } from '../../services/ingress/accounts/tokens.js'
-import { oauthRedirectUri, oauthWarnings } from '../../services/ingress/dashboard/oauth-settings.js'
+import { finishOAuth, OAUTH_STATE_TTL_MS, safeNextPath, startOAuth } from '../../services/web/accounts/oauth-state.js'
+import { digestText, hashToken, randomToken, sameToken } from '../../services/web/accounts/tokens.js'
+import { oauthRedirectUri, oauthWarnings } from '../../services/web/dashboard/oauth-settings.js'
 import { loadConfig } from '../../shared/config.js'
 
 t.test('session tokens are 256 random bits in base64url, stored as their SHA-256', async (t) => {

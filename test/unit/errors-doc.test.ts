@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { INGEST_ERRORS } from '../../services/ingress/errors.js'
-import { AGENT_ERRORS } from '../../services/ingress/setup/errors.js'
+import { AGENT_ERRORS } from '../../services/web/setup/errors.js'
 
 /** Table rows of docs/errors.md, by the section (## heading) they sit under. */
 function rowsBySection(): Map<string, Array<{ code: string; status: number; message: string }>> {

@@ -1,6 +1,6 @@
 /**
  * The setup-session API (/api/v1/agent/...): seven routes that read the request, call the setup
- * domain (services/ingress/setup/) and map its result or AgentError to the spec's statuses.
+ * domain (services/web/setup/) and map its result or AgentError to the spec's statuses.
  */
 import type uWS from 'uWebSockets.js'
 import { isDatabaseOutage } from '../../shared/db.js'
