@@ -14,6 +14,22 @@ export default tseslint.config(
     },
   },
   {
+    // Ingestion and the web side share only the kernel (shared/http/ and the rest of shared/); the
+    // process in bin/front/ composes them. A relative import that climbs out of one into the other
+    // fails lint (type-only imports too).
+    files: ['services/ingress/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+(services/)?web/', message: 'services/ingress must not import services/web: put what both need in shared/, or wire it in bin/front/.' }] }] },
+  },
+  {
+    files: ['services/web/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+(services/)?ingress/', message: 'services/web must not import services/ingress: put what both need in shared/, or wire it in bin/front/.' }] }] },
+  },
+  {
+    // The kernel imports no service.
+    files: ['shared/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+services/', message: 'shared/ is the kernel: it must not import a service.' }] }] },
+  },
+  {
     // Plain Node scripts (not TypeScript): Node's globals.
     files: ['**/*.mjs', 'bin/*.js'],
     languageOptions: {

@@ -10,8 +10,8 @@ import { createDb } from '../shared/db.js'
 import { createObjectStore } from '../shared/object-store.js'
 import { loadConfiguredPlugins } from '../shared/plugins/loader.js'
 import { createRedis, streamKeys } from '../shared/redis.js'
-import { startIngress } from '../services/ingress/index.js'
 import { loadContext, requireExternal } from './context.js'
+import { startFront } from './front/index.js'
 import type { ParentMessage, ThreadMessage } from './ingress-threads.js'
 
 const port = parentPort!
@@ -37,7 +37,7 @@ try {
   if (order.type !== 'listen') {
     await release()
   } else {
-    const ingress = await startIngress({ db, objects, redis, keys: streamKeys(config.redisKeyPrefix), log, config, plugins, port: order.port, host: config.ingestionHost })
+    const ingress = await startFront({ db, objects, redis, keys: streamKeys(config.redisKeyPrefix), log, config, plugins, port: order.port, host: config.ingestionHost })
     void nextOrder().then(async () => {
       await ingress.stop()
       await release()

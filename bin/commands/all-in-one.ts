@@ -11,9 +11,9 @@ import { createObjectStore } from '../../shared/object-store.js'
 import { loadConfiguredPlugins } from '../../shared/plugins/loader.js'
 import { createRedis, streamKeys } from '../../shared/redis.js'
 import { applySeed } from '../../shared/seed.js'
-import { startIngress } from '../../services/ingress/index.js'
 import { startWorker } from '../../services/worker/index.js'
 import { loadContext, tellReady, untilSignal } from '../context.js'
+import { startFront } from '../front/index.js'
 
 type Stop = () => Promise<unknown>
 
@@ -49,7 +49,7 @@ export class AllInOneCommand extends Command {
       const worker = await startWorker({ db, objects, redis, keys, log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts })
       stops.push(() => worker.stop())
       const plugins = await loadConfiguredPlugins(config, log)
-      const ingress = await startIngress({ db, objects, redis, keys, log, config, plugins, port: config.ingestionPort, host: config.ingestionHost })
+      const ingress = await startFront({ db, objects, redis, keys, log, config, plugins, port: config.ingestionPort, host: config.ingestionHost })
       stops.push(() => ingress.stop())
       tellReady()
       await untilSignal(log)

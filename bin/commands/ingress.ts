@@ -3,8 +3,8 @@ import { Command } from 'clipanion'
 import { createDb } from '../../shared/db.js'
 import { createObjectStore } from '../../shared/object-store.js'
 import { createRedis, streamKeys } from '../../shared/redis.js'
-import { startIngress } from '../../services/ingress/index.js'
 import { loadContext, requireExternal, tellReady, untilSignal } from '../context.js'
+import { startFront } from '../front/index.js'
 import { startIngressThreads } from '../ingress-threads.js'
 import { loadConfiguredPlugins } from '../../shared/plugins/loader.js'
 import { oauthWarnings } from '../../services/web/dashboard/oauth-settings.js'
@@ -32,7 +32,7 @@ export class IngressCommand extends Command {
     const db = createDb(databaseUrl, { applicationName: 'svc-ingress', log })
     const redis = createRedis(redisUrl, { enableAutoPipelining: true }, log)
     try {
-      const ingress = await startIngress({ db, objects: await createObjectStore(config.objectStore, log), redis, keys: streamKeys(config.redisKeyPrefix), log, config, plugins: await loadConfiguredPlugins(config, log), port: config.ingestionPort, host: config.ingestionHost })
+      const ingress = await startFront({ db, objects: await createObjectStore(config.objectStore, log), redis, keys: streamKeys(config.redisKeyPrefix), log, config, plugins: await loadConfiguredPlugins(config, log), port: config.ingestionPort, host: config.ingestionHost })
       tellReady()
       await untilSignal(log)
       await ingress.stop()

@@ -1,43 +1,42 @@
-/** Starts the ingress: key authentication, the events queue, back-pressure and the HTTP app. */
+/**
+ * Starts ingestion's parts: the stream groups, the events queue, back-pressure and key
+ * authentication. Its routes (routes.ts) go on the app the process composes (bin/front/).
+ */
 import type { Redis } from 'ioredis'
 import type { Config } from '../../shared/config.js'
 import type { Db } from '../../shared/db.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import type { Logger } from '../../shared/log.js'
-import type { ChatPlugin, CodehostPlugin } from '../../shared/plugins/types.js'
 import { watchConnection, type StreamKeys } from '../../shared/redis.js'
 import { ensureGroup } from '../../shared/streams/index.js'
 import { GROUPS, streamTopology } from '../../shared/topology.js'
-import { createIngressApp } from './app.js'
 import { BacklogMonitor } from './backlog-monitor.js'
 import { EventQueue } from './event-queue.js'
 import { KeyAuthenticator } from './key-auth.js'
-import { SdkSeen } from '../web/sdk-seen.js'
-import { WakeHub } from '../web/setup/wake-hub.js'
+import type { IngestRouteDeps } from './routes.js'
 
-export interface IngressOptions {
+export { registerIngestRoutes, type IngestRouteDeps } from './routes.js'
+
+export interface IngestionOptions {
   db: Db
   /** Where uploaded source maps go. */
   objects: ObjectStore
   redis: Redis
   keys: StreamKeys
   log: Logger
-  /** Limits, the public base URL and the setup-session settings. */
-  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts'>
-  /** Code host and chat integrations; absent ones turn their setup steps into clear refusals. */
-  plugins: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }
-  port: number
-  host: string
+  limits: Config['limits']
 }
 
-export interface Ingress {
-  port: number
-  stop(): Promise<void>
+export interface Ingestion {
+  /** What registerIngestRoutes needs, but for the parts the composing process adds. */
+  routes: Omit<IngestRouteDeps, 'onSdkPing' | 'track'>
+  /** Stops the backlog monitor and closes the queue's connection; call after the app closed. */
+  stop(): void
 }
 
-/** Creates the stream groups, then listens. */
-export async function startIngress(options: IngressOptions): Promise<Ingress> {
-  const log = options.log.child({ service: 'ingress' })
+/** Creates the stream groups, connects the events queue and starts the backlog monitor. */
+export async function startIngestion(options: IngestionOptions): Promise<Ingestion> {
+  const { log, limits } = options
   // Groups exist before the first event, so nothing is trimmed before its readers start.
   for (const { stream, groups } of streamTopology(options.keys)) {
     for (const group of groups) await ensureGroup(options.redis, stream, group)
@@ -52,54 +51,20 @@ export async function startIngress(options: IngressOptions): Promise<Ingress> {
     log.child({ connection: 'events queue' }),
   )
   await queueRedis.connect()
-  const { limits } = options.config
   const queue = new EventQueue(queueRedis, options.keys, limits.eventsPerKeyPerMinute)
   const backlog = new BacklogMonitor(options.redis, options.keys.events, GROUPS.grouper, limits.eventsBacklogLimit, () => queue.meanEventsPerEntry)
   backlog.start()
-  const hub = new WakeHub(options.redis)
-  const app = createIngressApp({
-    auth: new KeyAuthenticator(options.db),
-    queue,
-    backlog,
-    log,
-    maxEventBytes: limits.maxEventBytes,
-    uploads: { db: options.db, objects: options.objects, maxBytes: limits.maxSourceMapBytes },
-    setup: {
-      db: options.db,
-      redis: options.redis,
-      keys: options.keys,
-      log,
-      baseUrl: options.config.baseUrl,
-      limits: options.config.setup,
-      codehost: options.plugins.codehost,
-      chat: options.plugins.chat,
-    },
-    hub,
-    dashboard: {
-      dashboardOrigin: options.config.dashboardOrigin,
-      secureCookies: (options.config.dashboardOrigin ?? options.config.baseUrl).startsWith('https:'),
-      redisKeyPrefix: options.config.redisKeyPrefix,
-    },
-    proxyHops: options.config.trustedProxyHops,
-    restarts: options.config.restarts,
-    sdkSeen: new SdkSeen(options.db, options.redis, options.keys),
-  })
-  let port: number
-  try {
-    port = await app.listen(options.port, options.host)
-  } catch (error) {
-    backlog.stop()
-    hub.close()
-    queueRedis.disconnect()
-    throw error
-  }
-  log.info('ingress listening', { port, host: options.host })
   return {
-    port,
-    async stop() {
-      await app.close()
+    routes: {
+      auth: new KeyAuthenticator(options.db),
+      queue,
+      backlog,
+      log,
+      maxEventBytes: limits.maxEventBytes,
+      uploads: { db: options.db, objects: options.objects, maxBytes: limits.maxSourceMapBytes },
+    },
+    stop() {
       backlog.stop()
-      hub.close()
       queueRedis.disconnect()
     },
   }

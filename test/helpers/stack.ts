@@ -18,8 +18,8 @@ import { migrate } from '../../shared/migrate.js'
 import type { ChatPlugin, CodehostPlugin } from '../../shared/plugins/types.js'
 import { createRedis, streamKeys, type StreamKeys } from '../../shared/redis.js'
 import { applySeed, SEED_INGEST_KEY, SEED_PROJECT_ID } from '../../shared/seed.js'
-import { startIngress, type Ingress } from '../../services/ingress/index.js'
 import { startWorker, type Worker } from '../../services/worker/index.js'
+import { startFront, type Front } from '../../bin/front/index.js'
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './env.js'
 
 export interface TestStack {
@@ -33,7 +33,7 @@ export interface TestStack {
   projectId: string
   ingestKey: string
   baseUrl: string
-  ingress?: Ingress
+  ingress?: Front
   worker?: Worker
   startWorker(): Promise<Worker>
   mint(kind: KeyKind): Promise<string>
@@ -120,7 +120,7 @@ export async function startTestStack(
   // closes its connections.
   t.teardown(() => stack.close())
   if (options.ingress !== false) {
-    stack.ingress = await startIngress({ db, objects: await objects(), redis, keys, log, config, plugins: options.plugins ?? { codehost: undefined, chat: undefined }, port: 0, host: '127.0.0.1' })
+    stack.ingress = await startFront({ db, objects: await objects(), redis, keys, log, config, plugins: options.plugins ?? { codehost: undefined, chat: undefined }, port: 0, host: '127.0.0.1' })
     stack.baseUrl = `http://127.0.0.1:${stack.ingress.port}`
   }
   if (options.worker) await stack.startWorker()

@@ -16,7 +16,7 @@ export interface DashboardDeps {
   secureCookies: boolean
   /** config.redisKeyPrefix: the sign-in throttle keeps its counters under it. */
   redisKeyPrefix: string
-  /** Counts a request in flight, so the app's graceful close waits for it (app.ts's track). */
+  /** Counts a request in flight, so the app's graceful close waits for it (bin/front/app.ts's track). */
   track?: (work: Promise<void>) => void
   /** Trusted proxies in front (SVC_TRUSTED_PROXY_HOPS): where the client address is read from. */
   proxyHops?: number

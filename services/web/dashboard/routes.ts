@@ -1,5 +1,5 @@
 /**
- * The dashboard on the ingress's uWS app: server-rendered pages, no client-side script. Sign-in,
+ * The dashboard on the port's one uWS app: server-rendered pages, no client-side script. Sign-in,
  * the setup approval page, and the signed-in person's projects and issues.
  */
 import type uWS from 'uWebSockets.js'

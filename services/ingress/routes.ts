@@ -1,63 +1,32 @@
 /**
- * The ingress HTTP app: routes only, each parsing the request, calling a use case and mapping the
- * result to a status. Built here and listened on elsewhere, so tests can start it on any port.
+ * The ingestion routes: events, the SDK's ping and source-map uploads. Each parses the request,
+ * calls a use case and maps the result to a status. The process that serves them registers them on
+ * its one uWS app beside the web side's routes (bin/front/).
  */
-import uWS from 'uWebSockets.js'
+import type uWS from 'uWebSockets.js'
 import type { Db } from '../../shared/db.js'
+import { BodyError } from '../../shared/http/errors.js'
+import { exchange, readBodyText, send, sendError, type Exchange } from '../../shared/http/exchange.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import { acceptEvent, KEY_CHECK_RETRY_AFTER, requireIngestKey, type IngestDeps } from './accept-event.js'
 import { ingestBodyError, IngestError, UPLOAD_KEY_MESSAGES } from './errors.js'
 import { uploadSourceMap } from './upload-sourcemap.js'
-import { registerAgentRoutes } from '../web/agent-routes.js'
-import type { DashboardDeps } from '../web/dashboard/deps.js'
-import { registerDashboardRoutes } from '../web/dashboard/routes.js'
-import type { SdkSeen } from '../web/sdk-seen.js'
-import type { SetupDeps } from '../web/setup/sessions.js'
-import type { WakeHub } from '../web/setup/wake-hub.js'
-import { BodyError } from '../../shared/http/errors.js'
-import { exchange, PREFLIGHT_HEADERS, readBodyText, send, sendError, type Exchange } from '../../shared/http/exchange.js'
 
-export interface IngressApp {
-  listen(port: number, host: string): Promise<number>
-  /**
-   * Stops accepting, lets requests in flight get their answers (up to graceMs), then closes every
-   * connection: an idle keep-alive client must not hold the process open.
-   */
-  close(graceMs?: number): Promise<void>
-}
-
-export interface IngressDeps extends IngestDeps {
+export interface IngestRouteDeps extends IngestDeps {
   maxEventBytes: number
   uploads: { db: Db; objects: ObjectStore; maxBytes: number }
-  setup: SetupDeps
-  hub: WakeHub
-  sdkSeen: SdkSeen
-  dashboard: Pick<DashboardDeps, 'dashboardOrigin' | 'secureCookies' | 'redisKeyPrefix'>
-  /** Trusted proxies in front: per-address limits read the client from X-Forwarded-For. */
-  proxyHops: number
-  /** How often a supervisor (svc up) restarted this process; shown by /health. */
-  restarts: number
+  /**
+   * Called with the project of a ping from a browser: the SDK loaded in a page. The composer wires
+   * it to the setup sessions' app_reporting fact; it must not throw or delay the answer.
+   */
+  onSdkPing(projectId: string): void
+  /** Counts a request in flight, so a graceful stop lets it answer. */
+  track(work: Promise<void>): void
 }
 
-/** Registers every route on a new uWS app. */
-export function createIngressApp(deps: IngressDeps): IngressApp {
-  const app = uWS.App()
-  let socket: uWS.us_listen_socket | undefined
-  let inFlight = 0
-  const track = (work: Promise<void>): void => {
-    inFlight++
-    void work.finally(() => inFlight--)
-  }
-
-  app.get('/health', (res) => {
-    const ex = exchange(res)
-    send(ex, 200, JSON.stringify({ status: 'ok', service: 'svc-ingress', restarts: deps.restarts }))
-  })
-
-  app.options('/*', (res) => {
-    const ex = exchange(res)
-    send(ex, 204, undefined, PREFLIGHT_HEADERS)
-  })
+/** Registers POST /api/v1/events, /api/v1/ingest/ping and /api/v1/sourcemaps on app. */
+export function registerIngestRoutes(app: uWS.TemplatedApp, deps: IngestRouteDeps): void {
+  const { track } = deps
 
   app.post('/api/v1/events', (res, req) => {
     const ex = exchange(res)
@@ -83,7 +52,7 @@ export function createIngressApp(deps: IngressDeps): IngressApp {
     res.onData(() => {}) // a ping has no body; drain anything sent
     track(handle(ex, deps, async () => {
       const key = await requireIngestKey(deps, token)
-      if (fromBrowser) deps.sdkSeen.note(key.projectId)
+      if (fromBrowser) deps.onSdkPing(key.projectId)
       send(ex, 204, undefined)
     }))
   })
@@ -109,33 +78,6 @@ export function createIngressApp(deps: IngressDeps): IngressApp {
       send(ex, 201, JSON.stringify(stored))
     }))
   })
-
-  registerAgentRoutes(app, { setup: deps.setup, hub: deps.hub, track, proxyHops: deps.proxyHops })
-  registerDashboardRoutes(app, { ...deps.dashboard, setup: deps.setup, log: deps.log, baseUrl: deps.setup.baseUrl, codehost: deps.setup.codehost, track, proxyHops: deps.proxyHops })
-
-  app.any('/*', (res) => {
-    const ex = exchange(res)
-    sendError(ex, new IngestError('not_found'))
-  })
-
-  return {
-    listen: (port, host) =>
-      new Promise((resolve, reject) => {
-        app.listen(host, port, (listenSocket) => {
-          if (!listenSocket) return reject(new Error(`Port ${port} on ${host} is taken. Stop what holds it or set INGESTION_PORT to a free port.`))
-          socket = listenSocket
-          resolve(uWS.us_socket_local_port(listenSocket))
-        })
-      }),
-    close: async (graceMs = 5000) => {
-      if (socket) uWS.us_listen_socket_close(socket)
-      socket = undefined
-      const deadline = Date.now() + graceMs
-      while (inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
-      // Present on every uWS App at run time; missing from its type declarations.
-      ;(app as unknown as { close(): void }).close()
-    },
-  }
 }
 
 /** Runs a route body, turning any failure into a catalogued answer; never lets one escape. */

@@ -1,0 +1,78 @@
+/**
+ * What `svc ingress` runs on INGESTION_PORT: ingestion and the web side on one uWS app. Each side
+ * knows only the kernel; this is where they meet. Ingestion's parts, the long polls' WakeHub and
+ * the SDK-ping recorder are started here, wired into one app, and stopped in turn.
+ */
+import type { Redis } from 'ioredis'
+import type { Config } from '../../shared/config.js'
+import type { Db } from '../../shared/db.js'
+import type { ObjectStore } from '../../shared/object-store.js'
+import type { Logger } from '../../shared/log.js'
+import type { ChatPlugin, CodehostPlugin } from '../../shared/plugins/types.js'
+import type { StreamKeys } from '../../shared/redis.js'
+import { startIngestion } from '../../services/ingress/index.js'
+import { SdkSeen, WakeHub } from '../../services/web/index.js'
+import { createFrontApp } from './app.js'
+
+export interface FrontOptions {
+  db: Db
+  /** Where uploaded source maps go. */
+  objects: ObjectStore
+  redis: Redis
+  keys: StreamKeys
+  log: Logger
+  /** Limits, the public base URL and the setup-session settings. */
+  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts'>
+  /** Code host and chat integrations; absent ones turn their setup steps into clear refusals. */
+  plugins: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }
+  port: number
+  host: string
+}
+
+export interface Front {
+  port: number
+  stop(): Promise<void>
+}
+
+/** Starts both sides' parts, then listens. */
+export async function startFront(options: FrontOptions): Promise<Front> {
+  const { db, redis, keys, config } = options
+  const log = options.log.child({ service: 'ingress' })
+  const ingestion = await startIngestion({ db, objects: options.objects, redis, keys, log, limits: config.limits })
+  const hub = new WakeHub(redis)
+  const sdkSeen = new SdkSeen(db, redis, keys)
+  const setup = { db, redis, keys, log, baseUrl: config.baseUrl, limits: config.setup, codehost: options.plugins.codehost, chat: options.plugins.chat }
+  const app = createFrontApp({
+    // A browser's ping is the SDK loaded in a page: the setup sessions' app_reporting fact.
+    ingest: { ...ingestion.routes, onSdkPing: (projectId) => sdkSeen.note(projectId) },
+    web: {
+      setup,
+      hub,
+      dashboard: {
+        dashboardOrigin: config.dashboardOrigin,
+        secureCookies: (config.dashboardOrigin ?? config.baseUrl).startsWith('https:'),
+        redisKeyPrefix: config.redisKeyPrefix,
+      },
+      log,
+      proxyHops: config.trustedProxyHops,
+    },
+    restarts: config.restarts,
+  })
+  let port: number
+  try {
+    port = await app.listen(options.port, options.host)
+  } catch (error) {
+    ingestion.stop()
+    hub.close()
+    throw error
+  }
+  log.info('ingress listening', { port, host: options.host })
+  return {
+    port,
+    async stop() {
+      await app.close()
+      ingestion.stop()
+      hub.close()
+    },
+  }
+}

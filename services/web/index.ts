@@ -1,0 +1,35 @@
+/**
+ * The web side: everything people and agents use besides ingestion. The setup-session API
+ * (/api/v1/agent/...) and the dashboard's pages, registered on the one uWS app the process composes
+ * (bin/front/), beside the ingestion routes.
+ */
+import type uWS from 'uWebSockets.js'
+import type { Logger } from '../../shared/log.js'
+import { registerAgentRoutes } from './agent-routes.js'
+import type { DashboardDeps } from './dashboard/deps.js'
+import { registerDashboardRoutes } from './dashboard/routes.js'
+import type { SetupDeps } from './setup/sessions.js'
+import type { WakeHub } from './setup/wake-hub.js'
+
+export { SdkSeen } from './sdk-seen.js'
+export type { SetupDeps } from './setup/sessions.js'
+export { WakeHub } from './setup/wake-hub.js'
+
+export interface WebRouteDeps {
+  setup: SetupDeps
+  /** Wakes held long polls when another process publishes. */
+  hub: WakeHub
+  dashboard: Pick<DashboardDeps, 'dashboardOrigin' | 'secureCookies' | 'redisKeyPrefix'>
+  log: Logger
+  /** Counts a request in flight, so a graceful stop lets it answer. */
+  track(work: Promise<void>): void
+  /** Trusted proxies in front: per-address limits read the client from X-Forwarded-For. */
+  proxyHops: number
+}
+
+/** Registers the setup-session API and the dashboard on app. */
+export function registerWebRoutes(app: uWS.TemplatedApp, deps: WebRouteDeps): void {
+  const { setup, track, proxyHops } = deps
+  registerAgentRoutes(app, { setup, hub: deps.hub, track, proxyHops })
+  registerDashboardRoutes(app, { ...deps.dashboard, setup, log: deps.log, baseUrl: setup.baseUrl, codehost: setup.codehost, track, proxyHops })
+}
