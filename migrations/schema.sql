@@ -54,7 +54,9 @@ CREATE TABLE public.issues (
     event_count bigint DEFAULT 0 NOT NULL,
     user_count integer DEFAULT 0 NOT NULL,
     session_count integer DEFAULT 0 NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    noise text DEFAULT ''::text NOT NULL,
+    detail_quality smallint DEFAULT 0 NOT NULL
 );
 CREATE TABLE public.projects (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
@@ -70,6 +72,7 @@ CREATE TABLE public.projects (
     chat_webhook_url text DEFAULT ''::text NOT NULL,
     chat_connected_at timestamp with time zone,
     sdk_seen_at timestamp with time zone,
+    grouping_version integer DEFAULT 3 NOT NULL,
     CONSTRAINT projects_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
 );
 CREATE TABLE public.setup_sessions (

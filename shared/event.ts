@@ -3,7 +3,8 @@ import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib'
 
 export interface ErrorEvent {
   timestamp: string
-  error: { type: string; message: string; stack: string }
+  /** thrown: what was thrown when it was not an Error (the SDK says "string", "object", ...). */
+  error: { type: string; message: string; stack: string; thrown?: string }
   breadcrumbs: unknown[]
   context: { url: string; user_agent: string }
   sdk_version: string

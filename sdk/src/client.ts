@@ -75,10 +75,10 @@ export class Client {
   }
 
   #build(thrown: unknown): SvcEvent {
-    const { type, message, stack } = describeError(thrown)
+    const error = describeError(thrown)
     const event: SvcEvent = {
       timestamp: new Date().toISOString(),
-      error: { type, message, stack },
+      error,
       breadcrumbs: this.#trail.snapshot(),
       context: { url: stripUrl(location.href), user_agent: navigator.userAgent },
       sdk_version: __SDK_VERSION__,
@@ -90,24 +90,27 @@ export class Client {
     if (this.#settings.release) event.release = this.#settings.release
     if (this.#user) event.user = this.#user
     // Lets the service find each file's uploaded map by the id stamped into it, not by URL and release.
-    const debugIds = debugIdsFor(stack)
+    const debugIds = debugIdsFor(error.stack)
     if (debugIds) event.debug_ids = debugIds
     return event
   }
 }
 
-/** Type, message and stack of anything a page can throw (errors, strings, objects, DOM exceptions). */
-export function describeError(thrown: unknown): { type: string; message: string; stack: string } {
+/**
+ * Type, message and stack of anything a page can throw (errors, strings, objects, DOM exceptions).
+ * A value that is not an error says what it was (thrown): it has no stack, and the service says why.
+ */
+export function describeError(thrown: unknown): SvcEvent['error'] {
   if (thrown instanceof Error || (typeof thrown === 'object' && thrown !== null && 'message' in thrown && 'name' in thrown)) {
     const error = thrown as Error
     return { type: String(error.name || 'Error').slice(0, 256), message: String(error.message ?? '').slice(0, MAX_MESSAGE), stack: typeof error.stack === 'string' ? error.stack.slice(0, MAX_STACK) : '' }
   }
-  if (typeof thrown === 'string') return { type: 'Error', message: thrown.slice(0, MAX_MESSAGE), stack: '' }
+  if (typeof thrown === 'string') return { type: 'Error', message: thrown.slice(0, MAX_MESSAGE), stack: '', thrown: 'string' }
   let message: string
   try {
     message = JSON.stringify(thrown) ?? String(thrown)
   } catch {
     message = String(thrown)
   }
-  return { type: 'Error', message: `Non-Error thrown: ${message}`.slice(0, MAX_MESSAGE), stack: '' }
+  return { type: 'Error', message: `Non-Error thrown: ${message}`.slice(0, MAX_MESSAGE), stack: '', thrown: thrown === null ? 'null' : typeof thrown }
 }

@@ -16,7 +16,8 @@ export interface Breadcrumb {
 /** The error event as POST /api/v1/events takes it (schemas/error-event.json in the service). */
 export interface SvcEvent {
   timestamp: string
-  error: { type: string; message: string; stack: string }
+  /** thrown: what was thrown when it was not an Error ("string", "object", "number", "null", ...). */
+  error: { type: string; message: string; stack: string; thrown?: string }
   breadcrumbs: Breadcrumb[]
   context: { url: string; user_agent: string }
   sdk_version: string

@@ -10,6 +10,7 @@ import { publishWake, type StreamKeys } from '../../shared/redis.js'
 import type { HostedService } from '../../shared/service.js'
 import { groupActivity, queueDepth, StreamConsumer, type StreamEntry } from '../../shared/streams/index.js'
 import { GROUPS } from '../../shared/topology.js'
+import { ProjectVersions } from './project-versions.js'
 import { storeEventBatch } from './store-events.js'
 import { storedMaps } from './symbolication/stored-maps.js'
 import { Symbolicator } from './symbolication/symbolicator.js'
@@ -55,6 +56,7 @@ const EVENTS_PER_BATCH = 600
 export function createGrouper(deps: GrouperDeps): HostedService {
   const log = deps.log.child({ service: 'grouper' })
   const symbolicator = new Symbolicator(storedMaps(deps.db, deps.objects))
+  const versions = new ProjectVersions(deps.db)
   let eventsPerEntry = 1
   const handler = async (entries: StreamEntry[]): Promise<void> => {
     const envelopes: EventEnvelope[] = []
@@ -64,7 +66,7 @@ export function createGrouper(deps: GrouperDeps): HostedService {
       if (read.malformed > 0) log.error('events stream entry holds records without envelope fields; skipped', { entry: entry.id, records: read.malformed })
     }
     eventsPerEntry = 0.7 * eventsPerEntry + 0.3 * Math.max(1, envelopes.length / entries.length)
-    const outcome = await storeEventBatch(deps.db, envelopes, symbolicator)
+    const outcome = await storeEventBatch(deps.db, envelopes, symbolicator, versions)
     // After the commit: setup sessions held on "until an event arrives" re-read their facts.
     await Promise.all([...new Set(envelopes.map((envelope) => envelope.projectId))].map((projectId) => publishWake(deps.redis, deps.keys.wakeProject(projectId))))
     if (outcome.unreadable.length > 0) log.error('events with unreadable bodies skipped', { ids: outcome.unreadable })

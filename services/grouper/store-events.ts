@@ -3,20 +3,21 @@
  * counters, each as a single statement over arrays. Only events that were newly inserted move a
  * counter, so a redelivered batch (at-least-once streams) never double-counts.
  */
-import { createHash } from 'node:crypto'
 import type pg from 'pg'
 import type { Db } from '../../shared/db.js'
-import type { ErrorEvent, EventEnvelope } from '../../shared/event.js'
+import type { EventEnvelope } from '../../shared/event.js'
 import { groupEvent, parseFrames, type GroupingResult } from './grouping/index.js'
 import { pageOrigin } from './grouping/in-app.js'
+import { factsOf, type EventFacts } from './event-facts.js'
+import { ProjectVersions } from './project-versions.js'
 import { readEvent } from './read-event.js'
 import type { Symbolicator } from './symbolication/symbolicator.js'
 
 export interface BatchOutcome {
   stored: number
   duplicates: number
-  /** Events the noise rules drop (ResizeObserver loops, bare "Script error.", extension-only stacks). */
-  dropped: number
+  /** Events the noise rules mark (ResizeObserver loops, bare "Script error.", extension-only stacks): stored in noise issues. */
+  noise: number
   /** Entries whose body no longer parses: cannot succeed on retry, so they are reported, not retried. */
   unreadable: string[]
 }
@@ -40,17 +41,13 @@ interface Grouped extends GroupingResult {
   json: string
 }
 
-interface EventFacts {
-  environment: string | undefined
-  release: string | null
-  sessionId: string | null
-  userKey: string | null
-  occurredAt: Date
-}
-
-/** Groups and stores a batch; resolves once everything is committed. */
-export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[], symbolicator?: Symbolicator): Promise<BatchOutcome> {
-  const outcome: BatchOutcome = { stored: 0, duplicates: 0, dropped: 0, unreadable: [] }
+/**
+ * Groups and stores a batch; resolves once everything is committed. Each project's events are
+ * grouped with its own fingerprint version (versions, kept across batches by the grouper).
+ */
+export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[], symbolicator?: Symbolicator, versions = new ProjectVersions(db)): Promise<BatchOutcome> {
+  const outcome: BatchOutcome = { stored: 0, duplicates: 0, noise: 0, unreadable: [] }
+  const versionOf = await versions.of(envelopes.map((envelope) => envelope.projectId))
   const prepared: Prepared[] = []
   // One bug reported by many users arrives as many events with the same error and stack: within a
   // batch, each distinct error is parsed, symbolicated and fingerprinted once.
@@ -62,24 +59,23 @@ export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[
       continue
     }
     const { event, body } = read
-    const input = { type: event.error.type, message: event.error.message, stack: event.error.stack, url: event.context.url }
+    const input = { type: event.error.type, message: event.error.message, stack: event.error.stack, url: event.context.url, thrown: event.error.thrown }
+    const version = versionOf.get(envelope.projectId)!
     // Everything grouping reads: the error, the page's origin (in-app frames) and, for
     // symbolication, the project, release and debug ids.
-    const sameError = JSON.stringify([envelope.projectId, event.release ?? null, event.debug_ids ?? null, input.type, input.message, input.stack, pageOrigin(input.url) ?? null])
+    const sameError = JSON.stringify([envelope.projectId, event.release ?? null, event.debug_ids ?? null, input.type, input.message, input.stack, pageOrigin(input.url) ?? null, input.thrown ?? null])
     let grouping = groupings.get(sameError)
     if (!grouping) {
       // Symbolicated frames, when the project uploaded maps: grouping then keys on the original code.
       const frames = symbolicator
         ? await symbolicator.symbolicate({ projectId: envelope.projectId, release: event.release, frames: parseFrames(input), debugIds: event.debug_ids })
         : undefined
-      const result = groupEvent({ ...input, frames })
-      grouping = { ...result, json: JSON.stringify({ version: result.version, fingerprint: result.fingerprint, culprit: result.culprit, frames: result.frames }) }
+      const result = groupEvent({ ...input, frames }, version)
+      grouping = { ...result, json: JSON.stringify({ version: result.version, fingerprint: result.fingerprint, culprit: result.culprit, stack_note: result.stackNote, frames: result.frames }) }
       groupings.set(sameError, grouping)
     }
-    if (grouping.drop) {
-      outcome.dropped++
-      continue
-    }
+    // Noise is stored like any event (Events 1), in an issue marked as noise.
+    if (grouping.drop) outcome.noise++
     prepared.push({ envelope, body, facts: factsOf(envelope, event), grouping, issueKey: `${envelope.projectId}|${grouping.fingerprint}` })
   }
   if (prepared.length === 0) return outcome
@@ -135,10 +131,10 @@ async function upsertIssues(client: pg.PoolClient, prepared: Prepared[]): Promis
   // DO NOTHING leaves existing issues unlocked: the counters are bumped at the very end of the
   // transaction, so concurrent batches that share issues wait on each other only for that step.
   await client.query(
-    `INSERT INTO issues (project_id, fingerprint, grouping_version, title, culprit, first_seen, last_seen)
-     SELECT p, f, v, t, c, s, s FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::timestamptz[]) AS x(p, f, v, t, c, s)
+    `INSERT INTO issues (project_id, fingerprint, grouping_version, title, culprit, first_seen, last_seen, noise, detail_quality)
+     SELECT p, f, v, t, c, s, s, n, q FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::int[]) AS x(p, f, v, t, c, s, n, q)
      ON CONFLICT (project_id, kind, fingerprint) DO NOTHING`,
-    [projects, fingerprints, items.map((i) => i.grouping.version), items.map((i) => i.grouping.title), items.map((i) => i.grouping.culprit), seen],
+    [projects, fingerprints, items.map((i) => i.grouping.version), items.map((i) => i.grouping.title), items.map((i) => i.grouping.culprit), seen, items.map((i) => i.grouping.drop ?? ''), items.map((i) => i.grouping.quality ?? 0)],
   )
   const { rows } = await client.query<{ id: string; project_id: string; fingerprint: string }>(
     `SELECT i.id, i.project_id, i.fingerprint FROM issues i
@@ -222,53 +218,47 @@ async function upsertActors(client: pg.PoolClient, inserted: Prepared[], issueId
   return gains
 }
 
+/**
+ * Moves the counters of the issues that gained events, and gives an issue the title and culprit of
+ * a gained event that reads better in source terms (say, the first after its maps were uploaded).
+ */
 async function bumpIssueCounters(client: pg.PoolClient, inserted: Prepared[], issueIds: Map<string, string>, gains: ActorGains): Promise<void> {
-  const perIssue = new Map<string, { n: number; first: number; last: number }>()
+  const perIssue = new Map<string, { n: number; first: number; last: number; best: Grouped }>()
   for (const x of inserted) {
     const id = issueIds.get(x.issueKey)!
     const at = x.envelope.receivedAt
     const current = perIssue.get(id)
-    if (!current) perIssue.set(id, { n: 1, first: at, last: at })
-    else Object.assign(current, { n: current.n + 1, first: Math.min(current.first, at), last: Math.max(current.last, at) })
+    if (!current) perIssue.set(id, { n: 1, first: at, last: at, best: x.grouping })
+    else Object.assign(current, { n: current.n + 1, first: Math.min(current.first, at), last: Math.max(current.last, at), best: (x.grouping.quality ?? 0) > (current.best.quality ?? 0) ? x.grouping : current.best })
   }
   if (perIssue.size === 0) return
   const ids = [...perIssue.keys()].sort()
+  const rows = ids.map((id) => perIssue.get(id)!)
   await client.query(
     `UPDATE issues AS i SET
        event_count = i.event_count + d.n,
        user_count = i.user_count + d.u,
        session_count = i.session_count + d.s,
        first_seen = LEAST(i.first_seen, d.first),
-       last_seen = GREATEST(i.last_seen, d.last)
-     FROM unnest($1::uuid[], $2::int[], $3::int[], $4::int[], $5::timestamptz[], $6::timestamptz[]) AS d(id, n, u, s, first, last)
+       last_seen = GREATEST(i.last_seen, d.last),
+       title = CASE WHEN d.q > i.detail_quality THEN d.t ELSE i.title END,
+       culprit = CASE WHEN d.q > i.detail_quality THEN d.c ELSE i.culprit END,
+       detail_quality = GREATEST(i.detail_quality, d.q)
+     FROM unnest($1::uuid[], $2::int[], $3::int[], $4::int[], $5::timestamptz[], $6::timestamptz[], $7::int[], $8::text[], $9::text[])
+       AS d(id, n, u, s, first, last, q, t, c)
      WHERE i.id = d.id`,
     [
       ids,
-      ids.map((id) => perIssue.get(id)!.n),
+      rows.map((row) => row.n),
       ids.map((id) => gains.get(id)?.users ?? 0),
       ids.map((id) => gains.get(id)?.sessions ?? 0),
-      ids.map((id) => new Date(perIssue.get(id)!.first)),
-      ids.map((id) => new Date(perIssue.get(id)!.last)),
+      rows.map((row) => new Date(row.first)),
+      rows.map((row) => new Date(row.last)),
+      rows.map((row) => row.best.quality ?? 0),
+      rows.map((row) => row.best.title),
+      rows.map((row) => row.best.culprit),
     ],
   )
-}
-
-function factsOf(envelope: EventEnvelope, event: ErrorEvent): EventFacts {
-  return { environment: event.environment, release: event.release ?? null, sessionId: event.session_id ?? null, userKey: userKey(envelope, event), occurredAt: occurredAt(envelope, event) }
-}
-
-/** The reported time, unless the client's clock puts it in the future: then the receive time. */
-function occurredAt(envelope: EventEnvelope, event: ErrorEvent): Date {
-  const reported = Date.parse(event.timestamp)
-  return new Date(Number.isFinite(reported) && reported <= envelope.receivedAt + 60_000 ? reported : envelope.receivedAt)
-}
-
-/** A stable, non-reversible per-project user identity (raw ids and emails are not kept as keys). */
-function userKey(envelope: EventEnvelope, event: ErrorEvent): string | null {
-  const user = event.user
-  const identity = user?.id ?? user?.email ?? user?.username
-  if (!identity) return null
-  return createHash('sha256').update(`${envelope.projectId}:${identity}`).digest('base64url').slice(0, 22)
 }
 
 function byTuple(a: [string, string], b: [string, string]): number {

@@ -62,7 +62,7 @@ t.test('one bug from several sessions and users is one issue with distinct count
   t.equal(rows[0]!.n, 3, 'distinct sessions in the last 7 days read from the actor table')
 })
 
-t.test('different bugs become different issues; noise is dropped; chunk-load errors fold', async (t) => {
+t.test('different bugs become different issues; noise is kept in a noise issue; chunk-load errors fold', async (t) => {
   const stack = await startTestStack(t, { worker: true })
   const headers = { 'Content-Type': 'application/json', 'X-API-Key': stack.ingestKey }
   const other = sampleEvent({ error: { type: 'RangeError', message: 'bad length', stack: 'RangeError: bad length\n    at pad (http://localhost:5173/assets/util-1a2b3c4d.js:3:9)' } })
@@ -70,12 +70,12 @@ t.test('different bugs become different issues; noise is dropped; chunk-load err
   const chunkA = sampleEvent({ error: { type: 'TypeError', message: 'Failed to fetch dynamically imported module: https://a.example/assets/Cart-1234abcd.js', stack: '' } })
   const chunkB = sampleEvent({ error: { type: 'TypeError', message: 'error loading dynamically imported module: https://a.example/assets/Home-99ff00aa.js', stack: '' } })
   for (const body of [sampleEvent(), other, noise, chunkA, chunkB]) t.equal((await postEvent(stack.baseUrl, body, headers)).status, 202)
-  await waitFor(async () => (await stack.db.query('SELECT 1 FROM events')).rowCount === 4)
+  await waitFor(async () => (await stack.db.query('SELECT 1 FROM events')).rowCount === 5)
   await waitFor(async () => (await stack.worker!.services[0]!.depth()).eligible === 0)
-  const { rows } = await stack.db.query<{ title: string; event_count: string }>('SELECT title, event_count FROM issues ORDER BY title')
-  t.equal(rows.length, 3, 'the original bug, the other bug, and one folded chunk-load issue')
+  const { rows } = await stack.db.query<{ title: string; event_count: string; noise: string }>('SELECT title, event_count, noise FROM issues ORDER BY title')
+  t.equal(rows.length, 4, 'the original bug, the other bug, one folded chunk-load issue and one noise issue')
   t.ok(rows.some((r) => Number(r.event_count) === 2), 'both chunk-load errors landed in one issue')
-  t.notOk(rows.some((r) => /ResizeObserver/.test(r.title)), 'the ResizeObserver loop is dropped')
+  t.same(rows.filter((r) => r.noise !== '').map((r) => [r.noise, Number(r.event_count)]), [['resize-observer-loop', 1]], 'the ResizeObserver loop is stored, in an issue marked as noise')
 })
 
 t.test('storing the same batch twice never double-counts', async (t) => {
@@ -151,10 +151,10 @@ t.test('within one batch, the same error is grouped once per page origin: an ext
     envelope(2, 'https://shop.example.com/cart'),
     envelope(3, 'chrome-extension://abcdefgh/options.html'),
   ])
-  t.equal(outcome.stored, 2, 'the two events on the extension\'s own pages are stored')
-  t.equal(outcome.dropped, 1, 'on a web page the same stack is extension code only: noise')
+  t.equal(outcome.stored, 3, 'all three events are stored')
+  t.equal(outcome.noise, 1, 'on a web page the same stack is extension code only: noise')
   const { rows } = await stack.db.query<{ session_id: string; culprit: string; event_count: number; session_count: number }>(
-    'SELECT e.session_id, i.culprit, i.event_count, i.session_count FROM events e JOIN issues i ON i.id = e.issue_id ORDER BY e.session_id',
+    "SELECT e.session_id, i.culprit, i.event_count, i.session_count FROM events e JOIN issues i ON i.id = e.issue_id WHERE i.noise = '' ORDER BY e.session_id",
   )
   t.same(rows.map((r) => r.session_id), ['s1', 's3'], 'each stored event keeps its own session')
   t.match(rows[0]!.culprit, /^render \(/, 'its frames are in-app: the culprit is the top one')

@@ -2,14 +2,16 @@
 import type { GroupingInput, GroupingResult, GroupingVersion } from './types.js'
 import { groupV1 } from './v1.js'
 import { groupV2 } from './v2.js'
+import { groupV3 } from './v3.js'
 
 export { parseFrames } from './v2.js'
 
 export type { GroupingInput, GroupingResult, GroupingVersion, StackFrame } from './types.js'
 
-export const CURRENT_GROUPING_VERSION: GroupingVersion = 2
+/** The version new projects group with; a project moves to it with `svc grouping-upgrade` (docs/grouping.md). */
+export const CURRENT_GROUPING_VERSION: GroupingVersion = 3
 
-const VERSIONS: Readonly<Record<GroupingVersion, (input: GroupingInput) => GroupingResult>> = { 1: groupV1, 2: groupV2 }
+const VERSIONS: Readonly<Record<GroupingVersion, (input: GroupingInput) => GroupingResult>> = { 1: groupV1, 2: groupV2, 3: groupV3 }
 
 /** Groups an error with the given algorithm version (default: current); refuses unknown versions. */
 export function groupEvent(input: GroupingInput, version: number = CURRENT_GROUPING_VERSION): GroupingResult {

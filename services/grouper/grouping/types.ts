@@ -1,7 +1,7 @@
 /** Types shared by the grouping algorithm versions. */
 
 /** Versions this build can compute; an issue keeps the version it was created with. */
-export type GroupingVersion = 1 | 2
+export type GroupingVersion = 1 | 2 | 3
 
 export interface StackFrame {
   /**
@@ -24,16 +24,50 @@ export interface StackFrame {
    * that scheduled the callback, which V8 does not report).
    */
   asyncCause?: string
-  /** Where a source map puts this frame in the original code (symbolication). */
-  original?: { file: string; line: number; column: number; function?: string }
+  /**
+   * Where a source map puts this frame in the original code (symbolication): file as the map names
+   * it, the function named at the caller's call site, and the source lines around it when the map
+   * carries sourcesContent.
+   */
+  original?: { file: string; line: number; column: number; function?: string; context?: SourceContext }
   /** Why the frame kept its minified position, when symbolication was tried and could not place it. */
-  unresolved?: 'no_position' | 'no_debug_id' | 'map_missing' | 'no_mapping' | 'map_unparseable'
+  unresolved?: UnresolvedReason
+  /**
+   * Not in the stack as sent: put back from the source. tail_call: JavaScriptCore dropped the
+   * frame of a function whose `return` called the native function that threw (tail-call.ts).
+   */
+  recovered?: 'tail_call'
 }
+
+/** Why a frame kept its minified position (docs/grouping.md lists what each means). */
+export type UnresolvedReason = 'no_position' | 'no_debug_id' | 'map_missing' | 'no_mapping' | 'map_unparseable'
+
+/** Source lines around a frame's original line, from the map's sourcesContent. */
+export interface SourceContext {
+  pre: string[]
+  line: string
+  post: string[]
+  /** How many earlier lines of the file read the same (whitespace folded): 0 for the first. */
+  earlier: number
+}
+
+/**
+ * Why an event has no frames, or none of the application's own (docs/grouping.md):
+ * not_an_error: a string or other value was thrown, which carries no stack;
+ * cross_origin: the browser hid a script of another origin behind "Script error.";
+ * no_stack: an Error whose stack was empty;
+ * unparsed: a stack no parser understood;
+ * native_only: only engine-internal frames, without a location;
+ * no_app_frames: located frames, but all of libraries or extensions.
+ */
+export type StackNote = 'not_an_error' | 'cross_origin' | 'no_stack' | 'unparsed' | 'native_only' | 'no_app_frames'
 
 export interface GroupingInput {
   type: string
   message: string
   stack: string
+  /** What was thrown when it was not an Error (the SDK's error.thrown). */
+  thrown?: string
   /** Page URL, so frames from the page's own origin count as in-app. */
   url?: string
   /** Frames already parsed and symbolicated (parseFrames, then the symbolicator); version 2 reads them. */
@@ -49,6 +83,16 @@ export interface GroupingResult {
   /** Top in-app frame as "function (file)" with the file normalised, or ''. */
   culprit: string
   frames: StackFrame[]
-  /** Why the event is dropped as noise; absent when it is kept. */
+  /**
+   * Why the event is noise (versions 1 and 2 called it drop): it is still stored, in an issue of
+   * its own marked as noise and hidden from the issue list by default.
+   */
   drop?: string
+  /** Why the event has no frames or none of the application's (version 3). */
+  stackNote?: StackNote
+  /**
+   * How well the event tells its issue's story in source terms (version 3): an issue takes the
+   * title and culprit of its best event, so uploading maps later improves both.
+   */
+  quality?: number
 }

@@ -44,7 +44,7 @@ export function groupFrames<V extends GroupingVersion>(version: V, input: Groupi
 
 // Firefox goes on past a callback into the code that scheduled it (a promise chain, a timer, an
 // event listener); V8 stops there. Grouping on those frames would split one bug by browser.
-function framesBeforeScheduler(frames: StackFrame[]): StackFrame[] {
+export function framesBeforeScheduler(frames: StackFrame[]): StackFrame[] {
   const end = frames.findIndex((frame) => frame.asyncCause !== undefined && frame.asyncCause !== 'async')
   return end < 0 ? frames : frames.slice(0, end)
 }
@@ -68,7 +68,8 @@ function titleOf(type: string, message: string): string {
   return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut
 }
 
-function hash(parts: string[]): string {
+/** A fingerprint of parts: the first 128 bits of their SHA-256, hex. */
+export function hash(parts: string[]): string {
   // JSON keeps part boundaries unambiguous whatever characters a part holds.
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32)
 }

@@ -6,11 +6,12 @@
  * Frames are innermost first, as stacks list them.
  */
 import { originalPositionFor } from '@jridgewell/trace-mapping'
-import type { StackFrame } from '../grouping/types.js'
+import type { StackFrame, UnresolvedReason } from '../grouping/types.js'
 import { MapCache, type CachedMap } from './map-cache.js'
+import { contextFor } from './source-context.js'
+import { recoverTailCall } from './tail-call.js'
 
-/** Why a frame kept its minified position. */
-export type UnresolvedReason = NonNullable<StackFrame['unresolved']>
+export type { UnresolvedReason } from '../grouping/types.js'
 
 /** Where uploaded maps are read from (the object store behind the upload endpoint). */
 export interface MapSource {
@@ -36,6 +37,9 @@ type Loaded = { map?: CachedMap; reason?: UnresolvedReason }
 function hasPosition(frame: StackFrame): frame is StackFrame & { line: number; column: number } {
   return !frame.native && frame.line !== undefined && frame.column !== undefined && frame.file !== ''
 }
+
+/** Frames that carry source lines: the throw site and its callers, not a 250-frame recursion. */
+const MAX_CONTEXTS = 20
 
 /** A map uploaded after events asked for it is used within this long. */
 const MISSING_TTL_MS = 30_000
@@ -88,6 +92,7 @@ export class Symbolicator {
 
     const out = input.frames
     const tokens: Array<string | undefined> = []
+    let contexts = 0
     for (const frame of out) {
       tokens.push(undefined)
       if (!hasPosition(frame)) {
@@ -106,6 +111,10 @@ export class Symbolicator {
         continue
       }
       frame.original = { file: position.source, line: position.line, column: position.column + 1 }
+      if (contexts++ < MAX_CONTEXTS) {
+        const context = contextFor(map.map, position.source, position.line)
+        if (context) frame.original.context = context
+      }
       tokens[tokens.length - 1] = position.name ?? undefined
     }
     // A frame's original function name is the name at its caller's call site (the next frame
@@ -114,6 +123,12 @@ export class Symbolicator {
       const name = tokens[i + 1]
       if (frame.original && name) frame.original.function = name
     })
+    const placed = out.findIndex((frame) => frame.original)
+    if (placed > 0 && out[0]!.native) {
+      const map = loaded.get(keyOfFile.get(out[placed]!.file)!)?.map
+      const recovered = map?.ok ? recoverTailCall(out, placed, map.map) : undefined
+      if (recovered) out.splice(placed, 0, recovered)
+    }
     return out
   }
 

@@ -1,0 +1,29 @@
+/** What the events, actors and environments tables need of one event. */
+import { createHash } from 'node:crypto'
+import type { ErrorEvent, EventEnvelope } from '../../shared/event.js'
+
+export interface EventFacts {
+  environment: string | undefined
+  release: string | null
+  sessionId: string | null
+  userKey: string | null
+  occurredAt: Date
+}
+
+export function factsOf(envelope: EventEnvelope, event: ErrorEvent): EventFacts {
+  return { environment: event.environment, release: event.release ?? null, sessionId: event.session_id ?? null, userKey: userKey(envelope, event), occurredAt: occurredAt(envelope, event) }
+}
+
+/** The reported time, unless the client's clock puts it in the future: then the receive time. */
+function occurredAt(envelope: EventEnvelope, event: ErrorEvent): Date {
+  const reported = Date.parse(event.timestamp)
+  return new Date(Number.isFinite(reported) && reported <= envelope.receivedAt + 60_000 ? reported : envelope.receivedAt)
+}
+
+/** A stable, non-reversible per-project user identity (raw ids and emails are not kept as keys). */
+function userKey(envelope: EventEnvelope, event: ErrorEvent): string | null {
+  const user = event.user
+  const identity = user?.id ?? user?.email ?? user?.username
+  if (!identity) return null
+  return createHash('sha256').update(`${envelope.projectId}:${identity}`).digest('base64url').slice(0, 22)
+}

@@ -1,0 +1,22 @@
+/**
+ * Paths of original files as a person reads them: a source map names its sources relative to the
+ * build folder ("../../src/profile.ts") or under a bundler's scheme ("webpack://app/./src/x.ts",
+ * "vite:///src/x.ts"); both become "src/profile.ts". Query strings bundlers append ("?v=3") go.
+ */
+
+/** A map's source name as a project path; '' stays ''. */
+export function normalizeSourcePath(source: string): string {
+  let path = source.trim().replace(/[?#].*$/s, '').replace(/\\/g, '/')
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(path)
+  if (scheme) {
+    path = path.slice(scheme[0].length)
+    // webpack://<package name>/./src/x.ts: the package name is the bundler's namespace, not a folder.
+    const dot = path.indexOf('/./')
+    if (dot >= 0) path = path.slice(dot + 3)
+  }
+  const segments = path.split('/').filter((segment) => segment !== '' && segment !== '.')
+  // Paths relative to the build folder climb out of it first; what they climb to is the project.
+  while (segments[0] === '..') segments.shift()
+  const library = segments.lastIndexOf('node_modules')
+  return (library > 0 ? segments.slice(library) : segments).join('/')
+}
