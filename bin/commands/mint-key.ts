@@ -1,8 +1,7 @@
 /** svc mint-key: create a key for a project and print it exactly once. */
 import { Command, Option } from 'clipanion'
-import { createDb } from '../../shared/db.js'
-import { startEmbeddedPostgres } from '../../shared/embedded/index.js'
 import { mintKey, type KeyKind } from '../../shared/keys.js'
+import { withCommandDb } from '../command-db.js'
 import { loadContext } from '../context.js'
 
 const KINDS: readonly KeyKind[] = ['ingest', 'sourcemap', 'api']
@@ -29,34 +28,23 @@ export class MintKeyCommand extends Command {
       this.context.stderr.write('svc mint-key: --project must be a project UUID.\n')
       return 2
     }
-    // Without DATABASE_URL the key goes into the embedded database; its folder lock says so if
-    // "svc up" holds it.
-    let embedded: Awaited<ReturnType<typeof startEmbeddedPostgres>> | undefined
-    let url = config.databaseUrl
-    if (!url) {
-      try {
-        embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, log })
-      } catch (error) {
-        this.context.stderr.write(`svc mint-key: ${(error as Error).message}\n`)
-        return 1
-      }
-      url = embedded.url
-    }
-    const db = createDb(url, { max: 1, ...embedded?.pool })
+    // Without DATABASE_URL the key goes into the embedded database.
     try {
-      const { rows } = await db.query('SELECT 1 FROM projects WHERE id = $1', [this.project])
-      if (rows.length === 0) {
-        this.context.stderr.write(`svc mint-key: no project ${this.project}. Check the id in the dashboard or with the setup session's project_id.\n`)
-        return 1
-      }
-      const { token } = await mintKey(db, this.project, this.kind as KeyKind, this.label)
-      // The only place the key ever appears: stdout of this command, for a file or a secret store.
-      this.context.stdout.write(`${token}\n`)
-      this.context.stderr.write('This key is shown once; store it now.\n')
-      return 0
-    } finally {
-      await db.close()
-      await embedded?.stop()
+      return await withCommandDb(config, log, async (db) => {
+        const { rows } = await db.query('SELECT 1 FROM projects WHERE id = $1', [this.project])
+        if (rows.length === 0) {
+          this.context.stderr.write(`svc mint-key: no project ${this.project}. Check the id in the dashboard or with the setup session's project_id.\n`)
+          return 1
+        }
+        const { token } = await mintKey(db, this.project, this.kind as KeyKind, this.label)
+        // The only place the key ever appears: stdout of this command, for a file or a secret store.
+        this.context.stdout.write(`${token}\n`)
+        this.context.stderr.write('This key is shown once; store it now.\n')
+        return 0
+      })
+    } catch (error) {
+      this.context.stderr.write(`svc mint-key: ${(error as Error).message}\n`)
+      return 1
     }
   }
 }
