@@ -9,7 +9,7 @@ import type { Db } from '../../shared/db.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import type { Logger } from '../../shared/log.js'
 import type { ChatPlugin, CodehostPlugin } from '../../shared/plugins/types.js'
-import type { StreamKeys } from '../../shared/redis.js'
+import { publishWake, type StreamKeys } from '../../shared/redis.js'
 import { startIngestion } from '../../services/ingress/index.js'
 import { SdkSeen, WakeHub } from '../../services/web/index.js'
 import { createFrontApp } from './app.js'
@@ -44,7 +44,12 @@ export async function startFront(options: FrontOptions): Promise<Front> {
   const setup = { db, redis, keys, log, baseUrl: config.baseUrl, limits: config.setup, codehost: options.plugins.codehost, chat: options.plugins.chat }
   const app = createFrontApp({
     // A browser's ping is the SDK loaded in a page: the setup sessions' app_reporting fact.
-    ingest: { ...ingestion.routes, onSdkPing: (projectId) => sdkSeen.note(projectId) },
+    ingest: {
+      ...ingestion.routes,
+      onSdkPing: (projectId) => sdkSeen.note(projectId),
+      // The upload is committed: a setup session held on the project answers sourcemaps_uploaded now.
+      onSourceMapStored: (projectId) => void publishWake(redis, keys.wakeProject(projectId)).catch((error: unknown) => log.warn('could not wake setup polls after a source-map upload', { error })),
+    },
     web: {
       setup,
       hub,

@@ -29,7 +29,7 @@ export interface IngestionOptions {
 
 export interface Ingestion {
   /** What registerIngestRoutes needs, but for the parts the composing process adds. */
-  routes: Omit<IngestRouteDeps, 'onSdkPing' | 'track'>
+  routes: Omit<IngestRouteDeps, 'onSdkPing' | 'onSourceMapStored' | 'track'>
   /** Stops the backlog monitor and closes the queue's connection; call after the app closed. */
   stop(): void
 }

@@ -20,6 +20,8 @@ export interface IngestRouteDeps extends IngestDeps {
    * it to the setup sessions' app_reporting fact; it must not throw or delay the answer.
    */
   onSdkPing(projectId: string): void
+  /** A map was stored for the project: held setup polls re-read their sourcemaps_uploaded fact. */
+  onSourceMapStored(projectId: string): void
   /** Counts a request in flight, so a graceful stop lets it answer. */
   track(work: Promise<void>): void
 }
@@ -75,6 +77,7 @@ export function registerIngestRoutes(app: uWS.TemplatedApp, deps: IngestRouteDep
         throw error instanceof BodyError && error.reason === 'too_large' ? new IngestError('payload_too_large', { message: tooLarge }) : error
       })
       const stored = await uploadSourceMap(deps.uploads, auth.projectId, target, text)
+      deps.onSourceMapStored(auth.projectId)
       send(ex, 201, JSON.stringify(stored))
     }))
   })

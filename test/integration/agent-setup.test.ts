@@ -246,3 +246,18 @@ t.test('behind a trusted proxy the registration limit counts each client; otherw
   t.equal((await register(proxied, '198.51.100.9')).status, 200, 'another client behind the same proxy is not')
   t.equal((await register(proxied, '6.6.6.6, 203.0.113.7')).status, 429, 'only the entry the trusted proxy appended counts, not what the client claimed before it')
 })
+
+t.test('a source-map upload wakes a held state poll at once: sourcemaps_uploaded shows without waiting out the poll', async (t) => {
+  const stack = await startTestStack(t)
+  const { pollId, token } = await register(stack)
+  await approve(stack, pollId)
+  const keys = await call(stack, `/api/v1/agent/poll/${pollId}`, { token })
+  const held = call(stack, `/api/v1/agent/poll/${pollId}/state?wait=25`, { token })
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  const map = JSON.stringify({ version: 3, sources: ['src/a.ts'], names: [], mappings: 'AAAA' })
+  const upload = await fetch(`${stack.baseUrl}/api/v1/sourcemaps?release=r1&path=/assets/a.js`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': keys.body.sourcemap_key as string }, body: map })
+  t.equal(upload.status, 201)
+  const state = await held
+  t.equal(state.body.sourcemaps_uploaded, true)
+  t.ok(state.ms < 10_000, `within the long poll, not at its end (${state.ms} ms)`)
+})
