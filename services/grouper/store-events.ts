@@ -6,7 +6,7 @@
 import type pg from 'pg'
 import type { Db } from '../../shared/db.js'
 import type { EventEnvelope } from '../../shared/event.js'
-import { groupEvent, parseFrames, type GroupingResult } from './grouping/index.js'
+import { groupEvent, isFetchFailure, lastFailedRequest, parseFrames, type GroupingResult } from './grouping/index.js'
 import { pageOrigin } from './grouping/in-app.js'
 import { factsOf, type EventFacts } from './event-facts.js'
 import { ProjectVersions } from './project-versions.js'
@@ -59,11 +59,12 @@ export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[
       continue
     }
     const { event, body } = read
-    const input = { type: event.error.type, message: event.error.message, stack: event.error.stack, url: event.context.url, thrown: event.error.thrown }
+    const failedRequest = isFetchFailure(event.error.message) ? lastFailedRequest(event.breadcrumbs) : undefined
+    const input = { type: event.error.type, message: event.error.message, stack: event.error.stack, url: event.context.url, thrown: event.error.thrown, failedRequest }
     const version = versionOf.get(envelope.projectId)!
     // Everything grouping reads: the error, the page's origin (in-app frames) and, for
     // symbolication, the project, release and debug ids.
-    const sameError = JSON.stringify([envelope.projectId, event.release ?? null, event.debug_ids ?? null, input.type, input.message, input.stack, pageOrigin(input.url) ?? null, input.thrown ?? null])
+    const sameError = JSON.stringify([envelope.projectId, event.release ?? null, event.debug_ids ?? null, input.type, input.message, input.stack, pageOrigin(input.url) ?? null, input.thrown ?? null, failedRequest ?? null])
     let grouping = groupings.get(sameError)
     if (!grouping) {
       // Symbolicated frames, when the project uploaded maps: grouping then keys on the original code.

@@ -87,3 +87,15 @@ t.test('version 3: an ambiguous site adds the message template; no stack says wh
   t.equal(noise.drop, 'resize-observer-loop', 'noise is marked (and stored by the grouper)')
   t.not(noise.fingerprint, groupEvent({ type: 'Error', message: 'ResizeObserver loop limit exceeded', stack: '' }, 2).fingerprint, 'version 3 fingerprints never meet older ones')
 })
+
+t.test('version 3: a fetch() that got no answer is keyed by the failed request, stack or none', async (t) => {
+  const { lastFailedRequest } = await import('../../services/grouper/grouping/request.js')
+  const crumbs = (url: string, status?: number) => [{ type: 'click', message: 'button' }, { type: 'http', message: `get ${url}`, data: { method: 'GET', status } }]
+  t.equal(lastFailedRequest(crumbs('https://shop.example/api/orders/8812?x=1')), 'GET /api/orders/<n>')
+  t.equal(lastFailedRequest(crumbs('https://shop.example/api/orders/8812', 200)), undefined, 'an answered request is not the failure')
+  const chromium = groupEvent({ type: 'TypeError', message: 'Failed to fetch', stack: 'TypeError: Failed to fetch\n    at load (https://shop.example/assets/index-1a2b3c4d.js:1:10)', failedRequest: 'GET /api/orders/<n>' }, 3)
+  const firefox = groupEvent({ type: 'TypeError', message: 'NetworkError when attempting to fetch resource.', stack: '', failedRequest: 'GET /api/orders/<n>' }, 3)
+  const other = groupEvent({ type: 'TypeError', message: 'Load failed', stack: '', failedRequest: 'GET /api/cart' }, 3)
+  t.equal(chromium.fingerprint, firefox.fingerprint)
+  t.not(firefox.fingerprint, other.fingerprint, 'another endpoint is another issue')
+})

@@ -5,6 +5,7 @@ import { groupV2 } from './v2.js'
 import { groupV3 } from './v3.js'
 
 export { parseFrames } from './v2.js'
+export { isFetchFailure, lastFailedRequest } from './request.js'
 
 export type { GroupingInput, GroupingResult, GroupingVersion, StackFrame } from './types.js'
 

@@ -68,6 +68,8 @@ export interface GroupingInput {
   stack: string
   /** What was thrown when it was not an Error (the SDK's error.thrown). */
   thrown?: string
+  /** For a fetch() that got no answer: the request that failed, from the breadcrumbs (request.ts). */
+  failedRequest?: string
   /** Page URL, so frames from the page's own origin count as in-app. */
   url?: string
   /** Frames already parsed and symbolicated (parseFrames, then the symbolicator); version 2 reads them. */

@@ -10,6 +10,7 @@
  * - A site without source text (no map, or a map without sourcesContent) is ambiguous: its file,
  *   its function name unless minified, and the message template, worded engine-neutrally.
  * - Without in-app frames: the type and the message template.
+ * - A fetch() that got no answer: the request that failed (request.ts), stack or none.
  * - Noise (ResizeObserver loops, "Script error.", extension-only stacks) gets an issue per reason,
  *   marked as noise; stale-deploy chunk-load errors fold into one.
  * Fingerprints are prefixed with the version, so they never meet an older version's. Once issues
@@ -50,6 +51,7 @@ export function groupV3(input: GroupingInput): GroupingResult {
   if (verdict.kind === 'drop') return { ...base, fingerprint: hash(['v3', 'noise', verdict.reason]), drop: verdict.reason }
   if (verdict.kind === 'fold') return { ...base, fingerprint: hash(['v3', 'fold', verdict.key]) }
   const template = normalizeMessage(canonicalMessage(message))
+  if (typeof input?.failedRequest === 'string' && input.failedRequest !== '') return { ...base, fingerprint: hash(['v3', 'request', type, template, input.failedRequest]) }
   if (!site) return { ...base, fingerprint: hash(['v3', 'message', type, template]) }
   const key = siteKey(site)
   return { ...base, fingerprint: hash(['v3', 'site', type, ...key.parts, ...(key.strong ? [] : [template])]) }
