@@ -1,6 +1,6 @@
 // Builds dist/: the browser entries as one ES module each for bundlers (unminified: the app's
 // bundler minifies), the Node side (the Vite plugin and the map upload the svc-sourcemaps command
-// shares with it), and the types of both.
+// shares with it, and the command's Next.js support), and the types of both.
 import { execFileSync } from 'node:child_process'
 import { readFileSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -25,8 +25,8 @@ await build({
 })
 await build({
   absWorkingDir: root,
-  // Shared chunk: the plugin and bin/svc-sourcemaps.mjs run one copy of the upload code.
-  entryPoints: ['node/vite-plugin.ts', 'node/upload-maps.ts'],
+  // Shared chunk: the plugin and bin/svc-sourcemaps.mjs run one copy of the upload and stamping code.
+  entryPoints: ['node/vite-plugin.ts', 'node/upload-maps.ts', 'node/next-build.ts'],
   outdir: 'dist',
   entryNames: '[name]',
   chunkNames: 'node-[name]-[hash]',

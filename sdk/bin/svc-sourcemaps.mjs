@@ -8,10 +8,15 @@
 //      --keep-maps (not for deployment).
 //   3. any failed upload exits non-zero, so the build stops.
 //   4. --format es is given for ESM output (accepted for every format; maps upload the same way).
+//   5. a Next.js build folder (.next/static, beside .next/BUILD_ID; `next build && svc-sourcemaps
+//      .next/static`) is served under /_next/static/ (after basePath or assetPrefix), its maps are
+//      filed under SVC_RELEASE else the build id, and its chunks are stamped with debug ids first
+//      (dist/next-build.js), so events find their maps whatever release the app passes to init.
 // The key is read from the environment only and never printed. The upload itself lives in
 // dist/upload-maps.js, shared with the Vite plugin, so both tools behave the same.
 import { stat } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
+import { dropMapComments, nextBuildOf, stampNextChunks } from '../dist/next-build.js'
 import { SKIP_LINE, UploadFailed, uploadBuildMaps, uploadSettings } from '../dist/upload-maps.js'
 
 const USAGE = 'usage: svc-sourcemaps <build-dir> [--format es] [--keep-maps] [--release R] [--endpoint URL] [--url-prefix /]'
@@ -30,7 +35,7 @@ try {
       'keep-maps': { type: 'boolean', default: false },
       release: { type: 'string' },
       endpoint: { type: 'string' },
-      'url-prefix': { type: 'string', default: '/' },
+      'url-prefix': { type: 'string' },
     },
   })
 } catch (error) {
@@ -48,7 +53,8 @@ if (values.format !== undefined && !['es', 'esm', 'cjs', 'iife', 'umd', 'system'
 }
 
 const dir = positionals[0]
-const settings = uploadSettings({ endpoint: values.endpoint, release: values.release })
+const next = await nextBuildOf(dir)
+const settings = uploadSettings({ endpoint: values.endpoint, release: values.release, fallbackRelease: next?.buildId })
 if (!settings.key) {
   console.log(`svc-sourcemaps: ${SKIP_LINE}`)
   process.exit(0)
@@ -60,8 +66,13 @@ try {
   fail(`${dir} does not exist: pass the build output folder (e.g. dist)`)
 }
 
+const log = (line) => console.log(`svc-sourcemaps: ${line}`)
 try {
-  await uploadBuildMaps({ ...settings, dir, urlPrefix: values['url-prefix'], keepMaps: values['keep-maps'], log: (line) => console.log(`svc-sourcemaps: ${line}`) })
+  const chunks = next ? await stampNextChunks(dir, log) : undefined
+  const urlPrefix = values['url-prefix'] ?? next?.urlPrefix ?? '/'
+  const keepMaps = values['keep-maps']
+  await uploadBuildMaps({ ...settings, dir, urlPrefix, keepMaps, servedFiles: chunks?.servedFiles, log })
+  if (chunks && !keepMaps) await dropMapComments(chunks.chunks)
 } catch (error) {
   if (error instanceof UploadFailed) fail(error.message)
   throw error

@@ -27,6 +27,11 @@ export function registrationSnippet(id: string): string {
   return `;!function(){try{var g="undefined"!=typeof globalThis?globalThis:"undefined"!=typeof self?self:{},s=(new Error).stack;s&&((${registry}=${registry}||{})[s]="${id}")}catch(e){}}();`
 }
 
+/** True when the chunk already carries the registration snippet (a second run must not add another). */
+export function isStamped(code: string): boolean {
+  return code.includes(`(g.${REGISTRY_GLOBAL}=g.${REGISTRY_GLOBAL}||{})`)
+}
+
 /**
  * The chunk and its map (JSON text, when the map is a file of its own) stamped with one id.
  * With a map, the snippet becomes a new first line and the map gains an empty first line: every

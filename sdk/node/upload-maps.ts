@@ -8,7 +8,7 @@
  * The key travels only in the X-API-Key header: no message ever contains it.
  */
 import { readdir, readFile, rm } from 'node:fs/promises'
-import { join, relative, sep } from 'node:path'
+import { join, relative, resolve, sep } from 'node:path'
 
 /** The line both tools print when SVC_SOURCEMAP_KEY is unset (after their own prefix). */
 export const SKIP_LINE = 'SVC_SOURCEMAP_KEY is not set; skipping the source-map upload'
@@ -26,15 +26,18 @@ export interface UploadSettings {
   release: string
 }
 
-/** The key, service address and release from the environment, where options do not say otherwise. */
-export function uploadSettings(options: { endpoint?: string; release?: string } = {}): UploadSettings {
+/**
+ * The key, service address and release from the environment, where options do not say otherwise;
+ * fallbackRelease (a Next.js build id) stands in when neither gives a release.
+ */
+export function uploadSettings(options: { endpoint?: string; release?: string; fallbackRelease?: string } = {}): UploadSettings {
   // These are the build's variables (SVC_SOURCEMAP_KEY per the spec), not the service's configuration.
   // eslint-disable-next-line no-restricted-syntax
   const env = process.env
   return {
     key: env.SVC_SOURCEMAP_KEY?.trim() || undefined,
     endpoint: (options.endpoint ?? env.SVC_ENDPOINT ?? DEFAULT_ENDPOINT).replace(/\/+$/, ''),
-    release: options.release ?? env.SVC_RELEASE ?? '',
+    release: options.release ?? env.SVC_RELEASE ?? options.fallbackRelease ?? '',
   }
 }
 
@@ -75,6 +78,8 @@ export interface UploadRequest extends UploadSettings {
   /** URL path the folder is served under, e.g. / or /static/. */
   urlPrefix: string
   keepMaps: boolean
+  /** Map file → the file it maps (absolute paths), where that is not the map's name less `.map` (Turbopack's maps). */
+  servedFiles?: ReadonlyMap<string, string>
   /** Receives one line per upload and a summary. */
   log: (line: string) => void
 }
@@ -86,7 +91,8 @@ export async function uploadBuildMaps(request: UploadRequest): Promise<{ uploade
   const maps = await findMaps(dir)
   let uploaded = 0
   for (const mapPath of maps.filter((path) => !path.endsWith('.css.map'))) {
-    const urlPath = prefix + relative(dir, mapPath.slice(0, -'.map'.length)).split(sep).join('/')
+    const served = request.servedFiles?.get(resolve(mapPath)) ?? mapPath.slice(0, -'.map'.length)
+    const urlPath = prefix + relative(dir, served).split(sep).join('/')
     const body = await readFile(mapPath, 'utf8')
     const debugId = debugIdOfMap(body, relative(dir, mapPath))
     const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-API-Key': key }

@@ -116,7 +116,7 @@ const REPO = fileURLToPath(new URL('../../', import.meta.url))
  * The environment of a user's shell: childEnv, less the npm_* variables `npm test` sets (such as
  * npm_config_local_prefix, the repository), so npm and vite find their project from the folder.
  */
-function shellEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+export function shellEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env = childEnv(extra)
   for (const name of Object.keys(env)) if (name.startsWith('npm_')) delete env[name]
   return env
@@ -154,6 +154,17 @@ export async function viteBuild(dir: string, env: Record<string, string | undefi
   const vite = join(REPO, 'node_modules/vite/bin/vite.js')
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [vite, 'build', ...args], { cwd: dir, env: shellEnv(env), encoding: 'utf8', timeout: 120_000 })
+    return { code: 0, output: stdout + stderr }
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string }
+    return { code: typeof failed.code === 'number' ? failed.code : 1, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` }
+  }
+}
+
+/** Runs `npm run <script>` in dir as a user's shell would, with env added; resolves with the exit code and output. */
+export async function runScript(dir: string, script: string, env: Record<string, string | undefined>, timeout = 240_000): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)('npm', ['run', '--silent', script], { cwd: dir, env: shellEnv(env), encoding: 'utf8', timeout })
     return { code: 0, output: stdout + stderr }
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string }
