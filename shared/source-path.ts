@@ -2,6 +2,8 @@
  * Paths of original files as a person reads them: a source map names its sources relative to the
  * build folder ("../../src/profile.ts") or under a bundler's scheme ("webpack://app/./src/x.ts",
  * "vite:///src/x.ts"); both become "src/profile.ts". Query strings bundlers append ("?v=3") go.
+ * In the kernel because two actors must agree on it: the grouper keys and names issues by these
+ * paths (culprits read "fn (src/x.ts:7)"), and the dashboard shows frames with them.
  */
 
 /** A map's source name as a project path; '' stays ''. */
