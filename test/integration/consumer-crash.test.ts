@@ -33,7 +33,7 @@ t.test('a grouper killed mid-batch under load loses nothing: every accepted even
   const send = async (): Promise<void> => {
     while (sent < TOTAL) {
       const n = sent++
-      const body = sampleEvent({ session_id: `s${n % 50}`, user: { id: `u${n % 7}` }, error: { type: 'Error', message: `bug ${n % 5}`, stack: `Error: bug\n    at f${n % 5} (http://localhost/app.js:${n % 5}:1)` } })
+      const body = sampleEvent({ session_id: `s${n % 50}`, user: { id: `u${n % 7}` }, error: { type: 'Error', message: `bug ${n % 5}`, stack: `Error: bug\n    at render${n % 5} (http://localhost/app.js:${n % 5}:1)` } })
       const answer = await postEvent(stack.baseUrl, body, { 'Content-Type': 'application/json', 'X-API-Key': stack.ingestKey })
       if (answer.status === 202) accepted.push(String(answer.body.id))
     }
