@@ -70,6 +70,16 @@ export async function registerSetupSession(stack: TestStack, input: Partial<Regi
   return { pollId: answer.poll_id as string, authUrl: answer.auth_url as string }
 }
 
+/** Approves, as the signed-in client, a new setup request into a project named name; answers its id. */
+export async function approveNewProject(stack: TestStack, client: DashboardClient, name: string): Promise<string> {
+  const { pollId } = await registerSetupSession(stack, { projectName: name, agentName: 'agent', gitRemote: '' })
+  await client.get(`/setup/${pollId}`)
+  const approved = await client.post(`/setup/${pollId}/approve`, { project: 'new' })
+  if (approved.status !== 200) throw new Error(`approve answered ${approved.status}`)
+  const { rows } = await stack.db.query<{ project_id: string }>('SELECT project_id FROM setup_sessions WHERE id = $1', [pollId])
+  return rows[0]!.project_id
+}
+
 /** A code host with an app to install and nothing else: no repository checks, no sign-in. */
 export const INSTALL_ONLY_CODEHOST: CodehostPlugin = {
   installUrl: () => 'https://codehost.example/apps/svc/installations/new',

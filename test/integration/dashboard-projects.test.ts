@@ -1,17 +1,7 @@
 import t from 'tap'
 import { mintKey } from '../../shared/keys.js'
-import { DashboardClient, INSTALL_ONLY_CODEHOST, registerSetupSession } from '../helpers/dashboard.js'
-import { postEvent, sampleEvent, startTestStack, waitFor, type TestStack } from '../helpers/stack.js'
-
-/** Approves, as the signed-in client, a new setup request into a project named name; answers its id. */
-async function ownedProject(stack: TestStack, client: DashboardClient, name: string): Promise<string> {
-  const { pollId } = await registerSetupSession(stack, { projectName: name, agentName: 'agent', gitRemote: '' })
-  await client.get(`/setup/${pollId}`)
-  const approved = await client.post(`/setup/${pollId}/approve`, { project: 'new' })
-  if (approved.status !== 200) throw new Error(`approve answered ${approved.status}`)
-  const { rows } = await stack.db.query<{ project_id: string }>('SELECT project_id FROM setup_sessions WHERE id = $1', [pollId])
-  return rows[0]!.project_id
-}
+import { approveNewProject, DashboardClient, INSTALL_ONLY_CODEHOST } from '../helpers/dashboard.js'
+import { postEvent, sampleEvent, startTestStack, waitFor } from '../helpers/stack.js'
 
 t.test('a signed-out visit to the project list goes to sign-in, and a project page comes back to itself', async (t) => {
   const stack = await startTestStack(t)
@@ -28,7 +18,7 @@ t.test('the project list and pages show only the signed-in person’s projects; 
   const stack = await startTestStack(t)
   const owner = new DashboardClient(stack.baseUrl)
   await owner.signUp('owner@example.test')
-  const projectId = await ownedProject(stack, owner, 'Storefront')
+  const projectId = await approveNewProject(stack, owner, 'Storefront')
   const list = await owner.get('/')
   t.match(list.text, `<a href="/projects/${projectId}"><strong>Storefront</strong></a>`)
   t.notMatch(list.text, stack.projectId, 'the seeded project, owned by nobody, is not listed')
@@ -56,7 +46,7 @@ t.test('the issue list and issue page show what the grouper stored, with hostile
   const stack = await startTestStack(t, { worker: true })
   const client = new DashboardClient(stack.baseUrl)
   await client.signUp('dev@example.test')
-  const projectId = await ownedProject(stack, client, 'Shop')
+  const projectId = await approveNewProject(stack, client, 'Shop')
   const { token } = await mintKey(stack.db, projectId, 'ingest', 'test')
   const hostile = '<img src=x onerror=alert(1)>'
   const event = sampleEvent({ error: { type: 'TypeError', message: hostile, stack: `TypeError: ${hostile}\n    at renderCart (http://localhost:5173/assets/index-4f3a9c2b.js:12:34)` } })
@@ -67,15 +57,16 @@ t.test('the issue list and issue page show what the grouper stored, with hostile
   const list = await client.get(`/projects/${projectId}/issues`)
   t.equal(list.status, 200)
   t.match(list.text, `href="/projects/${projectId}/issues/${issueId}"`)
-  t.match(list.text, '&lt;img src=x onerror=alert(1)&gt;')
-  t.notMatch(list.text, hostile)
+  t.match(list.text, 'TypeError: &lt;img src=x onerror=alert(', 'the title, normalised by the grouper, escaped')
+  t.notMatch(list.text, '<img')
   t.match(list.text, /<td class="num">1<\/td>/, 'event count')
 
   const page = await client.get(`/projects/${projectId}/issues/${issueId}`)
   t.equal(page.status, 200)
   t.match(page.text, '<span class="status">new</span>')
-  t.match(page.text, 'at renderCart (http://localhost:5173/assets/index-4f3a9c2b.js:12:34)', 'the latest event’s stack')
-  t.notMatch(page.text, hostile)
+  t.match(page.text, 'at renderCart (http://localhost:5173/assets/index-4f3a9c2b.js:12:34)', 'the latest event’s stack as reported')
+  t.match(page.text, '&lt;img src=x onerror=alert(1)&gt;', 'the raw message, escaped')
+  t.notMatch(page.text, '<img')
   t.equal((await client.get(`/projects/${projectId}/issues/00000000-0000-4000-8000-000000000000`)).status, 404)
 })
 
@@ -83,7 +74,7 @@ t.test('code-host settings show the attached repository and the install link onl
   const withApp = await startTestStack(t, { plugins: { codehost: INSTALL_ONLY_CODEHOST, chat: undefined } })
   const client = new DashboardClient(withApp.baseUrl)
   await client.signUp('settings@example.test')
-  const projectId = await ownedProject(withApp, client, 'Repo app')
+  const projectId = await approveNewProject(withApp, client, 'Repo app')
   await withApp.db.query(`UPDATE projects SET codehost_repo = 'acme/shop', codehost_connected_at = now() WHERE id = $1`, [projectId])
   const page = await client.get(`/projects/${projectId}/settings/codehost`)
   t.equal(page.status, 200)
@@ -93,7 +84,7 @@ t.test('code-host settings show the attached repository and the install link onl
   const without = await startTestStack(t)
   const person = new DashboardClient(without.baseUrl)
   await person.signUp('plain@example.test')
-  const plain = await ownedProject(without, person, 'No app')
+  const plain = await approveNewProject(without, person, 'No app')
   const bare = await person.get(`/projects/${plain}/settings/codehost`)
   t.match(bare.text, 'no code host app configured')
   t.notMatch(bare.text, 'Install the code host app')

@@ -71,4 +71,47 @@ th { font-size: .85rem; color: var(--muted); font-weight: 600; }
 .tabs a[aria-current=page] { color: var(--fg); border-bottom-color: var(--accent); }
 pre.stack { background: #0f1720; color: #e6edf3; padding: 1rem; border-radius: 6px; overflow: auto; white-space: pre; }
 .empty { color: var(--muted); }
+.sr-only { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+.nowrap { white-space: nowrap; }
+code.wrap { white-space: pre-wrap; overflow-wrap: anywhere; }
+h3 { font-size: 1rem; margin: 1.5rem 0 .5rem; }
+.badge { font-size: .75rem; padding: .05rem .45rem; border-radius: 999px; font-weight: 600; white-space: nowrap; vertical-align: middle; }
+.badge.noise { background: #fff4e5; color: #8a4b00; border: 1px solid #f5c37a; }
+.noise-toggle { margin: 0 0 1rem; }
+.culprit { margin: -.5rem 0 1rem; color: var(--muted); overflow-wrap: anywhere; }
+.noise-note, .stack-note { margin: 1rem 0; }
+pre.message { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 12rem; overflow: auto; }
+ol.frames { list-style: none; padding: 0; margin: 0; display: flex; flex-direction: column; gap: .5rem; }
+.frame { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; overflow-wrap: anywhere; }
+.frame.app { border-left: 4px solid var(--accent); }
+.frame.app .fn { font-weight: 700; }
+.frame.lib { color: var(--muted); background: var(--bg); }
+.frame-run details { border: 1px dashed var(--line); border-radius: 6px; padding: .35rem .75rem; }
+.frame-run summary { cursor: pointer; color: var(--muted); }
+.frame-run ol.frames { margin-top: .5rem; }
+.tag { font-size: .75rem; padding: 0 .4rem; border-radius: 999px; background: #eef0f3; color: var(--muted); }
+.unresolved { margin: .35rem 0 0; color: #8a4b00; }
+.async-boundary { display: flex; align-items: center; gap: .5rem; color: var(--muted); font-size: .85rem; }
+.async-boundary::before, .async-boundary::after { content: ""; flex: 1; border-top: 1px dashed var(--muted); }
+.source { overflow-x: auto; margin-top: .5rem; border-radius: 6px; background: #0f1720; }
+.source table { width: auto; min-width: 100%; border: 0; background: none; }
+.source td { border: 0; padding: 0 .75rem; color: #e6edf3; overflow-wrap: normal; }
+.source td.code code { white-space: pre; }
+.source td.ln { text-align: right; color: #8b949e; user-select: none; width: 1%; }
+.source tr.hit td { background: #5a1e1e; color: #fff; }
+.raw-stack { margin-top: 1rem; }
+.raw-stack summary, .frame-source summary { cursor: pointer; color: var(--muted); }
+.frame-source summary { font-size: .85rem; }
+.crumb-data { display: grid; grid-template-columns: max-content 1fr; gap: 0 .5rem; margin: 0; font-size: .85rem; }
+.crumb-data dt { color: var(--muted); }
+.crumb-data dd { margin: 0; overflow-wrap: anywhere; }
+.chart { margin: 0; }
+.chart svg { display: block; width: 100%; height: auto; max-height: 12rem; background: var(--panel); border: 1px solid var(--line); border-radius: 6px; }
+.chart .bar { fill: var(--accent); }
+.chart .bar-empty { fill: var(--line); }
+.chart .axis { stroke: var(--line); }
+.chart text { font-size: 9px; fill: var(--muted); }
+.facets { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 1rem; }
+.facet caption { text-align: left; font-weight: 600; padding: .4rem .75rem; }
+.facet meter { display: block; width: 100%; height: .5rem; }
 `

@@ -15,6 +15,7 @@ export interface ProjectSummary {
   id: string
   name: string
   created_at: Date
+  /** Issues that are not noise, as the issue list shows by default. */
   issue_count: number
 }
 
@@ -45,6 +46,8 @@ export interface IssueRow {
   culprit: string
   status: string
   kind: string
+  /** Why the issue is noise (resize-observer-loop, cross-origin-script-error, browser-extension), '' when it is not. */
+  noise: string
   event_count: string
   user_count: number
   session_count: number
@@ -52,20 +55,10 @@ export interface IssueRow {
   last_seen: Date
 }
 
-export interface LatestEvent {
-  id: string
-  received_at: Date
-  error_type: string | null
-  error_message: string | null
-  stack: string | null
-  url: string | null
-  release: string | null
-}
-
 /** The user's projects, newest first. */
 export async function listOwnProjects(db: Queryable, userId: string): Promise<ProjectSummary[]> {
   const { rows } = await db.query<ProjectSummary>(
-    `SELECT p.id, p.name, p.created_at, (SELECT count(*)::int FROM issues i WHERE i.project_id = p.id) AS issue_count
+    `SELECT p.id, p.name, p.created_at, (SELECT count(*)::int FROM issues i WHERE i.project_id = p.id AND i.noise = '') AS issue_count
        FROM projects p WHERE p.owner_id = $1 ORDER BY p.created_at DESC, p.name`,
     [userId],
   )
@@ -90,34 +83,21 @@ export async function listProjectKeys(db: Queryable, projectId: string): Promise
   return rows
 }
 
-/** The project's issues, most recently seen first. */
-export async function listIssues(db: Queryable, projectId: string, limit = 200): Promise<IssueRow[]> {
-  const { rows } = await db.query<IssueRow>(
-    `SELECT id, title, culprit, status, kind, event_count, user_count, session_count, first_seen, last_seen
-       FROM issues WHERE project_id = $1 ORDER BY last_seen DESC LIMIT $2`,
-    [projectId, limit],
-  )
-  return rows
+export interface IssueList {
+  issues: IssueRow[]
+  /** Noise issues of the project, listed or not. */
+  noiseCount: number
 }
 
-/** One issue of the project. */
-export async function getIssue(db: Queryable, projectId: string, issueId: string): Promise<IssueRow | undefined> {
-  if (!isUuid(issueId)) return undefined
-  const { rows } = await db.query<IssueRow>(
-    `SELECT id, title, culprit, status, kind, event_count, user_count, session_count, first_seen, last_seen
-       FROM issues WHERE id = $1 AND project_id = $2`,
-    [issueId, projectId],
-  )
-  return rows[0]
-}
-
-/** The issue's most recent event: the error and stack as the SDK sent them. */
-export async function getLatestEvent(db: Queryable, issueId: string): Promise<LatestEvent | undefined> {
-  const { rows } = await db.query<LatestEvent>(
-    `SELECT id, received_at, release, payload->'error'->>'type' AS error_type, payload->'error'->>'message' AS error_message,
-            payload->'error'->>'stack' AS stack, payload->'context'->>'url' AS url
-       FROM events WHERE issue_id = $1 ORDER BY received_at DESC LIMIT 1`,
-    [issueId],
-  )
-  return rows[0]
+/** The project's issues, most recently seen first; noise issues only when withNoise. */
+export async function listIssues(db: Queryable, projectId: string, withNoise: boolean, limit = 200): Promise<IssueList> {
+  const [listed, noise] = await Promise.all([
+    db.query<IssueRow>(
+      `SELECT id, title, culprit, status, kind, noise, event_count, user_count, session_count, first_seen, last_seen
+         FROM issues WHERE project_id = $1 AND ($2 OR noise = '') ORDER BY last_seen DESC LIMIT $3`,
+      [projectId, withNoise, limit],
+    ),
+    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM issues WHERE project_id = $1 AND noise <> ''`, [projectId]),
+  ])
+  return { issues: listed.rows, noiseCount: noise.rows[0]?.n ?? 0 }
 }

@@ -1,11 +1,13 @@
 /** The signed-in person's projects: the list, one project's overview, its issues and code-host settings. */
 import type uWS from 'uWebSockets.js'
 import type { DashboardDeps } from './deps.js'
-import { getIssue, getLatestEvent, getOwnProject, listIssues, listOwnProjects, listProjectKeys, type ProjectFacts } from './project-queries.js'
+import { getDailyCounts, getFacets, getIssueDetail, getLatestEvent, listRecentEvents } from './issue-queries.js'
+import { getOwnProject, listIssues, listOwnProjects, listProjectKeys, type ProjectFacts } from './project-queries.js'
 import { PageError, redirect, sendPage } from './respond.js'
 import { getPage, type PageContext } from './route.js'
 import { signInPath } from './viewer.js'
-import { codehostSettingsPage, issuePage, issuesPage, projectOverviewPage, projectsPage } from './views/projects.js'
+import { issuePage } from './views/issue-page.js'
+import { codehostSettingsPage, issuesPage, projectOverviewPage, projectsPage } from './views/projects.js'
 
 const NOT_FOUND = (): PageError => new PageError(404, 'Not found', 'There is no such project among yours. Pick one from your projects.')
 
@@ -26,7 +28,7 @@ async function ownProject(deps: DashboardDeps, ctx: PageContext): Promise<{ user
   return { userId: viewer.session.user.id, project }
 }
 
-/** Registers /, /projects/:id, its issues and its code-host settings. */
+/** Registers /, /projects/:id, its issues (?noise=1 lists noise too), one issue and its code-host settings. */
 export function registerProjectRoutes(app: uWS.TemplatedApp, deps: DashboardDeps): void {
   const db = deps.setup.db
 
@@ -44,15 +46,17 @@ export function registerProjectRoutes(app: uWS.TemplatedApp, deps: DashboardDeps
   getPage(app, deps, '/projects/:id/issues', async (ctx) => {
     const owned = await ownProject(deps, ctx)
     if (!owned) return
-    sendPage(ctx.ex, 200, issuesPage(ctx.viewer, owned.project, await listIssues(db, owned.project.id)))
+    const withNoise = ctx.request.query.get('noise') === '1'
+    sendPage(ctx.ex, 200, issuesPage(ctx.viewer, owned.project, await listIssues(db, owned.project.id, withNoise), withNoise))
   })
 
   getPage(app, deps, '/projects/:id/issues/:issue_id', async (ctx) => {
     const owned = await ownProject(deps, ctx)
     if (!owned) return
-    const issue = await getIssue(db, owned.project.id, ctx.request.params[1]!)
+    const issue = await getIssueDetail(db, owned.project.id, ctx.request.params[1]!)
     if (!issue) throw new PageError(404, 'Not found', 'This project has no such issue. Pick one from its issue list.')
-    sendPage(ctx.ex, 200, issuePage(ctx.viewer, owned.project, issue, await getLatestEvent(db, issue.id)))
+    const [latest, facets, days, recent] = await Promise.all([getLatestEvent(db, issue.id), getFacets(db, issue.id), getDailyCounts(db, issue.id), listRecentEvents(db, issue.id)])
+    sendPage(ctx.ex, 200, issuePage(ctx.viewer, owned.project, { issue, latest, facets, days, recent }))
   })
 
   getPage(app, deps, '/projects/:id/settings/codehost', async (ctx) => {

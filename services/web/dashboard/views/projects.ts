@@ -1,12 +1,14 @@
-/** The project pages: the list, one project's overview, its issues, one issue, code-host settings. */
+/** The project pages: the list, one project's overview, its issues, code-host settings (one issue: issue-page.ts). */
 import { html, safeHref, type SafeHtml } from '../html.js'
-import type { IssueRow, KeySummary, LatestEvent, ProjectFacts, ProjectSummary } from '../project-queries.js'
+import type { IssueList, KeySummary, ProjectFacts, ProjectSummary } from '../project-queries.js'
 import type { Viewer } from '../viewer.js'
+import { noiseExplanation } from './explanations.js'
 import { layout, when } from './layout.js'
 
 type Tab = 'overview' | 'issues' | 'codehost'
 
-function projectFrame(viewer: Viewer, project: { id: string; name: string }, tab: Tab, title: string, body: SafeHtml): SafeHtml {
+/** A project page: crumbs, the project's tabs, then body. */
+export function projectFrame(viewer: Viewer, project: { id: string; name: string }, tab: Tab, title: string, body: SafeHtml): SafeHtml {
   const base = `/projects/${project.id}`
   const link = (target: Tab, href: string, label: string) => html`<a href="${href}"${tab === target ? html` aria-current="page"` : ''}>${label}</a>`
   return layout(
@@ -62,50 +64,31 @@ ${keys.map((key) => html`<tr><td><code>${key.id}</code></td><td>${key.kind}</td>
   )
 }
 
-/** GET /projects/:id/issues. */
-export function issuesPage(viewer: Viewer, project: ProjectFacts, issues: readonly IssueRow[]): SafeHtml {
+/** The badge a noise issue carries, naming why it is noise. */
+export function noiseBadge(reason: string): SafeHtml {
+  return html`<span class="badge noise">noise: ${noiseExplanation(reason)?.label ?? reason}</span>`
+}
+
+/** GET /projects/:id/issues; noise issues only with ?noise=1 (withNoise), each with its reason. */
+export function issuesPage(viewer: Viewer, project: ProjectFacts, list: IssueList, withNoise: boolean): SafeHtml {
+  const { issues, noiseCount } = list
+  const base = `/projects/${project.id}/issues`
+  const toggle =
+    noiseCount === 0
+      ? ''
+      : withNoise
+        ? html`<p class="noise-toggle"><a href="${base}">Hide noise</a> <span class="hint small">Noise issues are stored and counted like any other, but say nothing about your code (a browser warning, an extension's error, a script of another origin); the badge says which.</span></p>`
+        : html`<p class="noise-toggle"><a href="${base}?noise=1">Show noise (${noiseCount})</a></p>`
   const table =
     issues.length === 0
-      ? html`<p class="empty">No issues yet. Errors the SDK sends show up here within seconds.</p>`
+      ? html`<p class="empty">${noiseCount > 0 ? 'No issues besides noise.' : 'No issues yet. Errors the SDK sends show up here within seconds.'}</p>`
       : html`<table class="issues"><thead><tr><th scope="col">Issue</th><th scope="col">Status</th><th scope="col" class="num">Events</th><th scope="col" class="num">Users</th><th scope="col">Last seen</th></tr></thead><tbody>
 ${issues.map(
-  (issue) => html`<tr><td><a href="/projects/${project.id}/issues/${issue.id}">${issue.title}</a>${issue.culprit ? html`<div class="muted small">${issue.culprit}</div>` : ''}</td>
+  (issue) => html`<tr><td><a href="${base}/${issue.id}">${issue.title}</a>${issue.noise ? html` ${noiseBadge(issue.noise)}` : ''}${issue.culprit ? html`<div class="muted small">${issue.culprit}</div>` : ''}</td>
 <td><span class="status">${issue.status}</span></td><td class="num">${issue.event_count}</td><td class="num">${issue.user_count}</td><td>${when(issue.last_seen)}</td></tr>`,
 )}
 </tbody></table>`
-  return projectFrame(viewer, project, 'issues', 'Issues', html`<h1>Issues</h1>${table}`)
-}
-
-/** GET /projects/:id/issues/:issue_id. */
-export function issuePage(viewer: Viewer, project: ProjectFacts, issue: IssueRow, event: LatestEvent | undefined): SafeHtml {
-  return projectFrame(
-    viewer,
-    project,
-    'issues',
-    issue.title,
-    html`<h1 class="issue-title">${issue.title}</h1>
-${issue.culprit ? html`<p class="muted">${issue.culprit}</p>` : ''}
-<dl class="facts">
-  <dt>Status</dt><dd><span class="status">${issue.status}</span></dd>
-  <dt>Events</dt><dd>${issue.event_count}</dd>
-  <dt>Users</dt><dd>${issue.user_count}</dd>
-  <dt>Sessions</dt><dd>${issue.session_count}</dd>
-  <dt>First seen</dt><dd>${when(issue.first_seen)}</dd>
-  <dt>Last seen</dt><dd>${when(issue.last_seen)}</dd>
-</dl>
-<h2>Latest event</h2>
-${
-  event
-    ? html`<dl class="facts">
-  <dt>Received</dt><dd>${when(event.received_at)}</dd>
-  <dt>Error</dt><dd><code>${event.error_type ?? ''}</code> ${event.error_message ?? ''}</dd>
-  ${event.url ? html`<dt>Page</dt><dd><code>${event.url}</code></dd>` : ''}
-  ${event.release ? html`<dt>Release</dt><dd><code>${event.release}</code></dd>` : ''}
-</dl>
-<pre class="stack" tabindex="0" aria-label="Stack trace">${event.stack ?? ''}</pre>`
-    : html`<p class="empty">No stored event.</p>`
-}`,
-  )
+  return projectFrame(viewer, project, 'issues', 'Issues', html`<h1>Issues</h1>${toggle}${table}`)
 }
 
 /** GET /projects/:id/settings/codehost: the attached repository and where to install the app. */
