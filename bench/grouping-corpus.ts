@@ -36,14 +36,9 @@ export async function groupCorpus(corpus: Corpus, version = 3): Promise<GroupedE
     const input = { type: error.type, message: error.message, stack: error.stack, url: context.url, thrown: (error as { thrown?: string }).thrown, failedRequest }
     const frames = await symbolicator.symbolicate({ projectId: PROJECT, release, frames: parseFrames(input), debugIds })
     const result = groupEvent({ ...input, frames }, version)
-    out.push({ event, result, site: siteOf(result) })
+    out.push({ event, result, site: result.site })
   }
   return out
-}
-
-/** The in-app frame the culprit names (the throw site), found back among the result's frames. */
-function siteOf(result: GroupingResult): StackFrame | undefined {
-  return result.frames.find((frame) => frame.original && result.culprit.startsWith(`${frame.original.function || '<anonymous>'} (${normalizeSourcePath(frame.original.file)}:${frame.original.line})`))
 }
 
 /**

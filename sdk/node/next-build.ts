@@ -11,10 +11,10 @@
  * no bundler hook. It rewrites chunks in place, which a build with subresource integrity
  * (experimental.sri) cannot take: such a build is left unstamped, and the log says so.
  */
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { readFile, stat, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import { isStamped, stampChunk } from './stamp-chunk.js'
-import { UploadFailed } from './upload-maps.js'
+import { filesUnder, UploadFailed } from './upload-maps.js'
 
 export interface NextBuild {
   /** The contents of `<distDir>/BUILD_ID`. */
@@ -69,7 +69,7 @@ export interface StampedChunks {
 export async function stampNextChunks(dir: string, log: (line: string) => void): Promise<StampedChunks> {
   const sri = await stat(join(dirname(resolve(dir)), 'server', 'subresource-integrity-manifest.json')).then(() => true, () => false)
   const result: StampedChunks = { servedFiles: new Map(), chunks: [], stamped: 0 }
-  for (const chunk of await scriptsUnder(dir)) {
+  for (const chunk of await filesUnder(dir, (name) => /\.[mc]?js$/.test(name))) {
     const code = await readFile(chunk, 'utf8')
     const comment = MAP_COMMENT.exec(code)
     if (!comment || comment[1]!.startsWith('data:')) continue
@@ -119,18 +119,4 @@ function checkStampedBefore(code: string, map: string, name: string): void {
     mapId = undefined
   }
   if (!id || mapId !== id) throw new UploadFailed(`${name} was stamped with a debug id but its map was not; run the build again`)
-}
-
-/** Every script under dir, sorted. */
-async function scriptsUnder(dir: string): Promise<string[]> {
-  const found: string[] = []
-  const walk = async (folder: string): Promise<void> => {
-    for (const entry of await readdir(folder, { withFileTypes: true })) {
-      const path = join(folder, entry.name)
-      if (entry.isDirectory()) await walk(path)
-      else if (/\.[mc]?js$/.test(entry.name)) found.push(path)
-    }
-  }
-  await walk(dir)
-  return found.sort()
 }

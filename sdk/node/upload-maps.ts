@@ -47,13 +47,18 @@ export function isMapFile(name: string): boolean {
 }
 
 /** Every JavaScript and CSS map under dir, sorted. */
-export async function findMaps(dir: string): Promise<string[]> {
+export function findMaps(dir: string): Promise<string[]> {
+  return filesUnder(dir, isMapFile)
+}
+
+/** Every file under dir whose name wanted accepts, sorted. */
+export async function filesUnder(dir: string, wanted: (name: string) => boolean): Promise<string[]> {
   const found: string[] = []
   const walk = async (folder: string): Promise<void> => {
     for (const entry of await readdir(folder, { withFileTypes: true })) {
       const path = join(folder, entry.name)
       if (entry.isDirectory()) await walk(path)
-      else if (isMapFile(entry.name)) found.push(path)
+      else if (wanted(entry.name)) found.push(path)
     }
   }
   await walk(dir)

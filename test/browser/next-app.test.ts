@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { StackFrame } from '../../services/grouper/grouping/types.js'
 import t, { type Test } from 'tap'
 import { filesUnder, installFixtureApp, launchChromium, packSdk, runScript, shellEnv } from '../helpers/browser.js'
+import { freePort } from '../helpers/processes.js'
 import { startTestStack, waitFor } from '../helpers/stack.js'
 
 // What a Next.js user does: install the published package, build with the spec's script
@@ -19,25 +20,6 @@ const QUIET = { NEXT_TELEMETRY_DISABLED: '1' }
 // Two real `next build`s and a browser: well past tap's two minutes a file on a busy 2-core machine.
 t.setTimeout(8 * 60_000)
 const tarball = await packSdk(t)
-
-interface StoredFrame {
-  file: string
-  inApp: boolean
-  original?: { file: string; line: number; function?: string }
-  unresolved?: string
-}
-
-/** A free loopback port, for `next start`, which takes its port up front. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /** `next start` in dir on a free loopback port, stopped with the test; resolves with its origin once it answers. */
 async function startNext(t: Test, dir: string, env: Record<string, string>): Promise<string> {
@@ -109,7 +91,7 @@ t.test('`next build && svc-sourcemaps .next/static` with only the key stamps and
 
   const source = readFileSync(join(FIXTURE, 'app/checkout.js'), 'utf8').split('\n')
   const line = source.findIndex((text) => text.includes('the TypeError is thrown here')) + 1
-  const { rows } = await stack.db.query<{ type: string; debug_ids: Record<string, string>; release: string | null; frames: StoredFrame[] }>(
+  const { rows } = await stack.db.query<{ type: string; debug_ids: Record<string, string>; release: string | null; frames: StackFrame[] }>(
     `SELECT payload->'error'->>'type' AS type, payload->'debug_ids' AS debug_ids, payload->>'release' AS release, grouping->'frames' AS frames FROM events`,
   )
   const event = rows[0]!

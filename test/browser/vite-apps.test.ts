@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { StackFrame } from '../../services/grouper/grouping/types.js'
 import t, { type Test } from 'tap'
 import { driveFirefox, filesUnder, installFixtureApp, launchChromium, packSdk, serveBuild, viteBuild } from '../helpers/browser.js'
 import { startTestStack, waitFor } from '../helpers/stack.js'
@@ -10,13 +11,6 @@ import { startTestStack, waitFor } from '../helpers/stack.js'
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url))
 const tarball = await packSdk(t)
-
-interface StoredFrame {
-  file: string
-  inApp: boolean
-  original?: { file: string; line: number; function?: string }
-  unresolved?: string
-}
 
 /** 1-based line of a fixture's source file holding the marker: where the bug throws. */
 function lineOf(path: string, marker: string): number {
@@ -72,7 +66,7 @@ async function buildClickAndCheck(t: Test, fixture: string, source: string): Pro
   await waitFor(async () => (await stack.db.query('SELECT 1 FROM events')).rowCount === 2, 15_000, 50)
 
   const line = lineOf(`${fixture}/${source}`, 'the TypeError is thrown here')
-  const { rows } = await stack.db.query<{ agent: string; type: string; debug_ids: Record<string, string>; release: string | null; frames: StoredFrame[]; issue_id: string }>(
+  const { rows } = await stack.db.query<{ agent: string; type: string; debug_ids: Record<string, string>; release: string | null; frames: StackFrame[]; issue_id: string }>(
     `SELECT payload->'context'->>'user_agent' AS agent, payload->'error'->>'type' AS type, payload->'debug_ids' AS debug_ids, payload->>'release' AS release,
             grouping->'frames' AS frames, issue_id FROM events ORDER BY received_at`,
   )

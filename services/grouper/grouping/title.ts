@@ -14,8 +14,12 @@ const MESSAGE_SCAN = 2000
 
 /** "Type: message" with data replaced; the type alone, or "Error", when the message is empty. */
 export function titleOf(type: string, message: string, site?: StackFrame): string {
-  const readable = readableMessage(message, site?.original?.context?.line)
-  const title = type && readable ? `${type}: ${readable}` : type || readable || 'Error'
+  return titleLine(type, readableMessage(message, site?.original?.context?.line))
+}
+
+/** "Type: message" as given, capped; the type alone, or "Error", when the message is empty. */
+export function titleLine(type: string, message: string): string {
+  const title = type && message ? `${type}: ${message}` : type || message || 'Error'
   if (title.length <= TITLE_MAX) return title
   // Do not leave half of a surrogate pair (an emoji) at the cut.
   const cut = title.slice(0, TITLE_MAX)

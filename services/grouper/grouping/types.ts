@@ -92,6 +92,8 @@ export interface GroupingResult {
   drop?: string
   /** Why the event has no frames or none of the application's (version 3). */
   stackNote?: StackNote
+  /** The frame the fingerprint and culprit were read from (version 3); not stored on its own. */
+  site?: StackFrame
   /**
    * How well the event tells its issue's story in source terms (version 3): an issue takes the
    * title and culprit of its best event, so uploading maps later improves both.

@@ -11,10 +11,10 @@ import { markInApp } from './in-app.js'
 import { classifyNoise } from './noise.js'
 import { normalizeFile, normalizeFunction, normalizeMessage, normalizeType } from './normalize.js'
 import { parseStack } from './stack-parse.js'
+import { titleLine } from './title.js'
 import type { GroupingInput, GroupingResult, GroupingVersion, StackFrame } from './types.js'
 
 const FRAMES_IN_FINGERPRINT = 5
-const TITLE_MAX = 200
 
 /** Groups one error by the version 1 rules; never throws, whatever the input. */
 export function groupV1(input: GroupingInput): GroupingResult {
@@ -32,7 +32,7 @@ export function groupFrames<V extends GroupingVersion>(version: V, input: Groupi
   const message = text(input?.message)
   const type = normalizeType(rawType)
   const inApp = framesBeforeScheduler(frames).filter((frame) => frame.inApp)
-  const base = { version, title: titleOf(rawType, message.trim()), culprit: inApp[0] ? culpritOf(inApp[0]) : '', frames: shown }
+  const base = { version, title: titleLine(rawType, message.trim()), culprit: inApp[0] ? culpritOf(inApp[0]) : '', frames: shown }
   const verdict = classifyNoise(rawType, message, frames)
   if (verdict.kind === 'drop') return { ...base, fingerprint: hash(['drop', verdict.reason]), drop: verdict.reason }
   if (verdict.kind === 'fold') return { ...base, fingerprint: hash(['fold', verdict.key]) }
@@ -58,14 +58,6 @@ function frameKey(frame: StackFrame): string {
 
 function culpritOf(frame: StackFrame): string {
   return `${frame.function || '<anonymous>'} (${normalizeFile(frame.file)})`
-}
-
-function titleOf(type: string, message: string): string {
-  const title = type && message ? `${type}: ${message}` : type || message || 'Error'
-  if (title.length <= TITLE_MAX) return title
-  // Do not leave half of a surrogate pair (an emoji) at the cut.
-  const cut = title.slice(0, TITLE_MAX)
-  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut
 }
 
 /** A fingerprint of parts: the first 128 bits of their SHA-256, hex. */

@@ -46,6 +46,7 @@ export function groupV3(input: GroupingInput): GroupingResult {
     frames: shown,
     stackNote: stackNote(input, frames, inApp),
     quality: qualityOf(site),
+    site,
   }
   const verdict = classifyNoise(rawType, message, frames)
   if (verdict.kind === 'drop') return { ...base, fingerprint: hash(['v3', 'noise', verdict.reason]), drop: verdict.reason }

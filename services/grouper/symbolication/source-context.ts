@@ -34,6 +34,11 @@ export function contextFor(map: TraceMap, source: string, line: number): SourceC
   }
 }
 
+/** The lines of source as the map carries them, split once per cached map; undefined without sourcesContent. */
+export function sourceLines(map: TraceMap, source: string): readonly string[] | undefined {
+  return sourceFile(map, source)?.lines
+}
+
 function sourceFile(map: TraceMap, source: string): SourceFile | null {
   let byMap = files.get(map)
   if (!byMap) files.set(map, (byMap = new Map()))

@@ -9,7 +9,7 @@
  */
 import type { TraceMap } from '@jridgewell/trace-mapping'
 import type { StackFrame } from '../grouping/types.js'
-import { contextFor } from './source-context.js'
+import { contextFor, sourceLines } from './source-context.js'
 
 /** How far into a function's body its tail call is looked for. */
 const BODY_LINES = 40
@@ -24,15 +24,14 @@ export function recoverTailCall(frames: readonly StackFrame[], at: number, map: 
   const found: Array<{ source: string; line: number; callee: string }> = []
   for (const name of calleesOf(line)) {
     const callee = escaped(name)
-    for (const [index, source] of map.sources.entries()) {
-      const text = map.sourcesContent?.[index]
-      if (source === null || typeof text !== 'string' || !text.includes(name)) continue
-      const lines = text.split(/\r\n|\r|\n/)
-      const definition = new RegExp(`(?:function\\s+${callee}\\s*\\(|\\b${callee}\\s*=\\s*(?:async\\s*)?(?:function\\b|\\(|[\\w$]+\\s*=>)|^\\s*(?:async\\s+)?${callee}\\s*\\([^)]*\\)\\s*[:{])`)
+    const definition = new RegExp(`(?:function\\s+${callee}\\s*\\(|\\b${callee}\\s*=\\s*(?:async\\s*)?(?:function\\b|\\(|[\\w$]+\\s*=>)|^\\s*(?:async\\s+)?${callee}\\s*\\([^)]*\\)\\s*[:{])`)
+    for (const source of map.sources) {
+      const lines = source === null ? undefined : sourceLines(map, source)
+      if (!lines) continue
       lines.forEach((text, i) => {
-        if (!definition.test(text)) return
+        if (!text.includes(name) || !definition.test(text)) return
         for (let j = i; j < Math.min(lines.length, i + BODY_LINES); j++) {
-          if (/\breturn\b/.test(lines[j]!) && calls(lines[j]!, native)) found.push({ source, line: j + 1, callee: name })
+          if (/\breturn\b/.test(lines[j]!) && calls(lines[j]!, native)) found.push({ source: source!, line: j + 1, callee: name })
         }
       })
     }
