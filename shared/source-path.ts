@@ -12,9 +12,12 @@ export function normalizeSourcePath(source: string): string {
   const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(path)
   if (scheme) {
     path = path.slice(scheme[0].length)
-    // webpack://<package name>/./src/x.ts: the package name is the bundler's namespace, not a folder.
+    // webpack://<package name>/./src/x.ts: the package name is the bundler's namespace, not a
+    // folder. Map readers (trace-mapping among them) resolve the "./" away, leaving
+    // webpack://<package name>/src/x.ts; webpack:///src/x.ts has an empty namespace.
     const dot = path.indexOf('/./')
     if (dot >= 0) path = path.slice(dot + 3)
+    else if (/^webpack:/i.test(scheme[0]) && !path.startsWith('/')) path = path.slice(path.indexOf('/') + 1)
   }
   const segments = path.split('/').filter((segment) => segment !== '' && segment !== '.')
   // Paths relative to the build folder climb out of it first; what they climb to is the project.

@@ -12,6 +12,8 @@ function mapped(fn: string, minified: { file: string; line: number; column: numb
 t.test('source paths read as the project names them', async (t) => {
   t.equal(normalizeSourcePath('../../src/profile.ts'), 'src/profile.ts')
   t.equal(normalizeSourcePath('webpack://shop/./src/cart.tsx?abc'), 'src/cart.tsx')
+  t.equal(normalizeSourcePath('webpack://shop/src/cart.tsx'), 'src/cart.tsx', 'as trace-mapping resolves it')
+  t.equal(normalizeSourcePath('webpack:///src/cart.tsx'), 'src/cart.tsx', 'an empty namespace')
   t.equal(normalizeSourcePath('vite:///src/main.ts'), 'src/main.ts')
   t.equal(normalizeSourcePath('../../node_modules/.pnpm/lib@1/node_modules/lib/index.js'), 'node_modules/lib/index.js')
 })
