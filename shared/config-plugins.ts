@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { ConfigError, text, url, type Env } from './config-values.js'
+import { ConfigError, int, text, url, type Env } from './config-values.js'
 
 /** A plugin chosen by configuration and the settings handed to its factory. */
 export interface PluginChoice {
@@ -15,13 +15,18 @@ export interface PluginChoice {
 
 /** The plugins each process loads (loadConfiguredPlugins in shared/plugins/loader.ts). */
 export interface PluginsConfig {
-  /** Undefined when CODEHOST_APP_ID is unset: no app, so no repository attach and no code-host sign-in. */
+  /**
+   * Undefined when neither CODEHOST_APP_ID nor CODEHOST_TOKEN is set. With CODEHOST_TOKEN alone the
+   * plugin reads repositories with it, but has no app: no install link and no code-host sign-in.
+   */
   readonly codehost: PluginChoice | undefined
   readonly chat: PluginChoice
+  /** Undefined when MODEL_API_KEY is unset: no model, so no investigations (loadModelPlugin). */
+  readonly model: PluginChoice | undefined
 }
 
 /** The variable behind each plugin setting, so the loader's messages name what to fix. */
-export const PLUGIN_SETTING_SOURCES: Readonly<Record<'codehost' | 'chat', Readonly<Record<string, string>>>> = Object.freeze({
+export const PLUGIN_SETTING_SOURCES: Readonly<Record<'codehost' | 'chat' | 'model', Readonly<Record<string, string>>>> = Object.freeze({
   codehost: Object.freeze({
     appId: 'CODEHOST_APP_ID',
     privateKey: 'CODEHOST_APP_PRIVATE_KEY or CODEHOST_APP_PRIVATE_KEY_FILE',
@@ -30,8 +35,10 @@ export const PLUGIN_SETTING_SOURCES: Readonly<Record<'codehost' | 'chat', Readon
     webUrl: 'CODEHOST_WEB_URL',
     clientId: 'CODEHOST_APP_CLIENT_ID',
     clientSecret: 'CODEHOST_APP_CLIENT_SECRET',
+    token: 'CODEHOST_TOKEN',
   }),
   chat: Object.freeze({ allowPrivateAddresses: 'SVC_ALLOW_PRIVATE_WEBHOOKS' }),
+  model: Object.freeze({ apiKey: 'MODEL_API_KEY', model: 'SVC_MODEL_NAME', baseUrl: 'SVC_MODEL_BASE_URL', timeoutMs: 'SVC_MODEL_TIMEOUT_MS' }),
 })
 
 /** A bare npm specifier (optionally scoped, with a subpath): plugins are never loaded by path. */
@@ -39,6 +46,31 @@ export const PLUGIN_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*(
 
 /** The plugins the environment chooses, with their settings. */
 export function pluginsConfig(env: Env): PluginsConfig {
+  return { ...codehostAndChat(env), model: modelChoice(env) }
+}
+
+/** The model plugin and its settings, or undefined without MODEL_API_KEY. */
+function modelChoice(env: Env): PluginChoice | undefined {
+  const apiKey = text(env, 'MODEL_API_KEY')
+  if (apiKey === undefined) {
+    // A model half-configured is a model someone expects to run: say so rather than run without it.
+    const stray = ['SVC_MODEL_PLUGIN', 'SVC_MODEL_NAME', 'SVC_MODEL_BASE_URL', 'SVC_MODEL_TIMEOUT_MS'].find((v) => text(env, v) !== undefined)
+    if (stray) throw new ConfigError(stray, 'is set but MODEL_API_KEY is not. Set MODEL_API_KEY (any value for a local server that needs no key), or unset it.')
+    return undefined
+  }
+  const optional = {
+    model: text(env, 'SVC_MODEL_NAME'),
+    baseUrl: url(env, 'SVC_MODEL_BASE_URL'),
+    // At least 1 s (no real model answers sooner), at most the plugins' own 1 h; unset leaves their default.
+    timeoutMs: text(env, 'SVC_MODEL_TIMEOUT_MS') === undefined ? undefined : int(env, 'SVC_MODEL_TIMEOUT_MS', 120_000, 1000, 3_600_000),
+  }
+  // Unset ones are left out, so the plugin's own defaults (its schema's) apply.
+  const settings = { apiKey, ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)) }
+  return { name: pluginNameVar(env, 'SVC_MODEL_PLUGIN', 'model-anthropic'), settings }
+}
+
+/** The code-host and chat plugins the environment chooses. */
+function codehostAndChat(env: Env): Omit<PluginsConfig, 'model'> {
   const chat: PluginChoice = {
     name: pluginNameVar(env, 'SVC_CHAT_PLUGIN', 'chat-slack'),
     // Off by default: a pasted webhook URL must not reach the service's own network.
@@ -49,7 +81,11 @@ export function pluginsConfig(env: Env): PluginsConfig {
   if (appId === undefined) {
     const stray = ['CODEHOST_APP_PRIVATE_KEY', 'CODEHOST_APP_PRIVATE_KEY_FILE', 'CODEHOST_APP_SLUG'].find((v) => text(env, v) !== undefined)
     if (stray) throw new ConfigError(stray, 'is set but CODEHOST_APP_ID is not. Set CODEHOST_APP_ID to the app\'s id (its settings page shows it), or unset it.')
-    return { codehost: undefined, chat }
+    const token = text(env, 'CODEHOST_TOKEN')
+    if (token === undefined) return { codehost: undefined, chat }
+    // A token alone: repositories are read with it; the addresses say which host (GitHub Enterprise).
+    const addresses = { apiUrl: url(env, 'CODEHOST_API_URL'), webUrl: url(env, 'CODEHOST_WEB_URL') }
+    return { codehost: { name, settings: { token, ...Object.fromEntries(Object.entries(addresses).filter(([, v]) => v !== undefined)) } }, chat }
   }
   const appSlug = text(env, 'CODEHOST_APP_SLUG')
   if (appSlug === undefined) throw new ConfigError('CODEHOST_APP_SLUG', 'is required when CODEHOST_APP_ID is set: the app\'s URL name (github.com/apps/<slug>), used for its install link.')
@@ -58,6 +94,8 @@ export function pluginsConfig(env: Env): PluginsConfig {
     webUrl: url(env, 'CODEHOST_WEB_URL'),
     clientId: text(env, 'CODEHOST_APP_CLIENT_ID'),
     clientSecret: text(env, 'CODEHOST_APP_CLIENT_SECRET'),
+    // Preferred over the app's installation tokens for reading repositories when both are set.
+    token: text(env, 'CODEHOST_TOKEN'),
   }
   // Unset ones are left out, so the plugin's own defaults (its schema's) apply.
   const settings = { appId, privateKey: codehostPrivateKey(env), appSlug, ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)) }

@@ -8,40 +8,54 @@ import { createAppAuth } from '@octokit/auth-app'
 import { Octokit } from '@octokit/rest'
 import type { Logger } from '../../shared/log.js'
 import { CodehostUnreachable } from '../../shared/plugins/types.js'
-import { withoutTrailingSlash, type GithubSettings } from './settings.js'
+import { withoutTrailingSlash, type GithubAppSettings, type GithubSettings } from './settings.js'
 
-/** Clients for the app (JWT), for one installation (its access token), and unauthenticated. */
-export interface GithubClients {
-  /** Authenticated as the app: the /app, /repos/…/installation and /users|orgs/…/installation routes. */
-  readonly app: Octokit
-  /** Authenticated as an installation, with a token auth-app creates and caches until it expires. */
-  installation(installationId: number): Promise<Octokit>
-  /** Authenticated with a user's OAuth token, or not at all. */
+/** Clients that need no app: with a token (a user's OAuth token or CODEHOST_TOKEN), or none. */
+export interface GithubApi {
+  /** Authenticated with token (a user's OAuth token or a personal access token), or not at all. */
   user(token?: string): Octokit
   /** The settings' API root, for messages. */
   readonly apiUrl: string
 }
 
-/** Creates the clients; nothing is requested until a method is called. */
-export function createGithubClients(settings: GithubSettings, log: Logger): GithubClients {
-  const apiUrl = withoutTrailingSlash(settings.apiUrl)
-  const base = {
-    baseUrl: apiUrl,
+/** Clients for the app (JWT), for one installation (its access token), and unauthenticated. */
+export interface GithubClients extends GithubApi {
+  /** Authenticated as the app: the /app, /repos/…/installation and /users|orgs/…/installation routes. */
+  readonly app: Octokit
+  /** Authenticated as an installation, with a token auth-app creates and caches until it expires. */
+  installation(installationId: number): Promise<Octokit>
+  /** The installation's access token itself, for git; the same cached token installation() uses. */
+  installationToken(installationId: number): Promise<string>
+}
+
+/** Creates the token and anonymous clients; nothing is requested until a method is called. */
+export function createGithubApi(settings: GithubSettings, log: Logger): GithubApi {
+  const base = baseOptions(settings, log)
+  return { apiUrl: base.baseUrl, user: (token) => new Octokit(token === undefined ? base : { ...base, auth: token }) }
+}
+
+/** Creates the app's clients; nothing is requested until a method is called. */
+export function createGithubClients(settings: GithubAppSettings, log: Logger): GithubClients {
+  const base = baseOptions(settings, log)
+  const app = new Octokit({ ...base, authStrategy: createAppAuth, auth: { appId: settings.appId, privateKey: settings.privateKey } })
+  const installationToken = async (installationId: number): Promise<string> =>
+    ((await app.auth({ type: 'installation', installationId })) as { token: string }).token
+  return {
+    ...createGithubApi(settings, log),
+    app,
+    installationToken,
+    installation: async (installationId) => new Octokit({ ...base, auth: await installationToken(installationId) }),
+  }
+}
+
+function baseOptions(settings: GithubSettings, log: Logger) {
+  return {
+    baseUrl: withoutTrailingSlash(settings.apiUrl),
     userAgent: 'svc-codehost-github',
     request: { fetch: timedFetch(settings.timeoutMs) },
     // Octokit's deprecation notices are warnings. Its request log reports every failed request
     // as an error, but a 404 is an answer here and an outage is the caller's to report: debug.
     log: { debug: () => {}, info: () => {}, warn: (msg: string) => log.warn(msg), error: (msg: string) => log.debug(msg) },
-  }
-  const app = new Octokit({ ...base, authStrategy: createAppAuth, auth: { appId: settings.appId, privateKey: settings.privateKey } })
-  return {
-    app,
-    apiUrl,
-    async installation(installationId) {
-      const auth = (await app.auth({ type: 'installation', installationId })) as { token: string }
-      return new Octokit({ ...base, auth: auth.token })
-    },
-    user: (token) => new Octokit(token === undefined ? base : { ...base, auth: token }),
   }
 }
 
@@ -53,7 +67,8 @@ function timedFetch(timeoutMs: number): typeof fetch {
   }
 }
 
-interface GithubFailure {
+/** What Octokit's errors carry that classify reads. */
+export interface GithubFailure {
   readonly status?: number
   readonly response?: { readonly headers?: Record<string, string | undefined> }
 }

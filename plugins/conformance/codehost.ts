@@ -1,13 +1,17 @@
 /**
  * The conformance suite for codehost plugins: any plugin of kind codehost, ours or a stranger's,
  * runs it against a fake code host its test provides (see plugins/README.md). It covers every
- * RepoAccess status, an unreachable or failing host (CodehostUnreachable), OAuth sign-in, and
- * that no key, secret or token reaches the log or an error.
+ * RepoAccess status, an unreachable or failing host (CodehostUnreachable), OAuth sign-in, reading
+ * repositories (codehost-repositories.ts), and that no key, secret or token reaches the log or an
+ * error.
  */
 import type { Test } from 'tap'
 import { checkPluginModule, instantiatePlugin } from '../../shared/plugins/loader.js'
 import { CodehostOAuthRejected, CodehostUnreachable, type CodehostIdentity, type CodehostPlugin, type PluginModule } from '../../shared/plugins/types.js'
+import { repositoryConformance, type GitRepositoryArrangement } from './codehost-repositories.js'
 import { assertNoSecrets, capturingLogger } from './leaks.js'
+
+export type { GitRepositoryArrangement } from './codehost-repositories.js'
 
 /** A repository's situation on the code host, as the harness can arrange it. */
 export type CodehostSituation = 'visible_public' | 'visible_private' | 'not_installed' | 'not_in_installation' | 'installation_gone' | 'suspended'
@@ -16,14 +20,20 @@ export type CodehostSituation = 'visible_public' | 'visible_private' | 'not_inst
 export interface CodehostHarness {
   /** Settings pointing the plugin at the fake host; oauth adds the sign-in client credentials. */
   settings(options: { oauth: boolean }): Record<string, unknown>
-  /** The same settings with the host's address replaced by one where nothing listens. */
-  unreachableSettings(): Promise<Record<string, unknown>>
+  /** Settings with a personal access token alone (CODEHOST_TOKEN, no app) that reads the repositories of arrangeGitRepository. */
+  tokenSettings(): Record<string, unknown>
+  /** settings() (or tokenSettings() when token) with the host's address replaced by one where nothing listens. */
+  unreachableSettings(options?: { token: boolean }): Promise<Record<string, unknown>>
   /**
    * Arranges a fresh repository in situation, owned by a user or an organisation; answers its
    * owner/repo and the installation involved (for installation_gone: the removed one; '' when none).
    */
   arrange(situation: CodehostSituation, owner: 'user' | 'organization'): Promise<{ repo: string; installationId: string }>
-  /** Makes the host answer every request with a server error until called with false. */
+  /** A fresh repository with two commits on its default branch, readable by its app installation and by tokenSettings()' token. */
+  arrangeGitRepository(): Promise<GitRepositoryArrangement>
+  /** A fresh repository with contents that neither tokenSettings()' token nor installationId (an installation on its owner, without it) can read. */
+  arrangeHiddenRepository(): Promise<{ repo: string; installationId: string }>
+  /** Makes the host (API, web and git) answer every request with a server error until called with false. */
   failing(on: boolean): void
   /** A one-time sign-in code for redirectUri, and who the plugin must report signed in. */
   signInCode(redirectUri: string): { code: string; identity: CodehostIdentity }
@@ -117,8 +127,10 @@ export async function codehostConformance(t: Test, module: unknown, harness: Cod
     t.type(await caught(oauth.exchange(other.code, 'http://elsewhere.example/cb')), CodehostOAuthRejected, 'a code for another redirect URI is refused')
   })
 
+  await repositoryConformance(t, { harness, create, caught })
+
   await t.test('no key, secret or token reaches the log or an error', async (t) => {
-    t.ok(errors.length >= 5, `errors were collected from the subtests above (${errors.length})`)
+    t.ok(errors.length >= 15, `errors were collected from the subtests above (${errors.length})`)
     assertNoSecrets(t, [...errors, ...lines].join('\n'), harness.secrets(), `${errors.length} errors and ${lines.length} log lines`)
   })
 }

@@ -7,6 +7,7 @@
 import { PLUGIN_NAME, PLUGIN_SETTING_SOURCES, type PluginsConfig } from '../config.js'
 import type { Logger } from '../log.js'
 import { BUILT_IN_PLUGINS, builtInPluginUrl } from './built-ins.js'
+import type { ModelPlugin } from './model-types.js'
 import { PluginError } from './plugin-error.js'
 import { checkSettings, compileSettingsSchema, type SettingSources } from './settings.js'
 import type { ChatPlugin, CodehostPlugin, PluginContext, PluginInstance, PluginKind, PluginModule } from './types.js'
@@ -112,7 +113,7 @@ export async function instantiatePlugin<K extends PluginKind>(
 
 /** The plugins a process uses, as configured. */
 export interface ConfiguredPlugins {
-  /** Undefined when no code-host app is configured (CODEHOST_APP_ID unset). */
+  /** Undefined when neither a code-host app nor a token is configured (CODEHOST_APP_ID and CODEHOST_TOKEN unset). */
   readonly codehost: CodehostPlugin | undefined
   readonly chat: ChatPlugin
 }
@@ -135,8 +136,29 @@ export async function loadConfiguredPlugins(config: { readonly plugins: PluginsC
     codehost: codehost === undefined ? undefined : await load('codehost', codehost, 'SVC_CODEHOST_PLUGIN'),
     chat: await load('chat', chat, 'SVC_CHAT_PLUGIN'),
   }
-  log.info('plugins loaded', { codehost: codehost?.name ?? 'none (CODEHOST_APP_ID unset)', chat: chat.name })
+  log.info('plugins loaded', { codehost: codehost?.name ?? 'none (CODEHOST_APP_ID and CODEHOST_TOKEN unset)', chat: chat.name })
   return plugins
+}
+
+/**
+ * Loads the model plugin config.plugins selects, or answers undefined when none is configured
+ * (MODEL_API_KEY unset), with a child logger naming it. Errors name the variable to fix.
+ */
+export async function loadModelPlugin(config: { readonly plugins: PluginsConfig }, log: Logger): Promise<ModelPlugin | undefined> {
+  const choice = config.plugins.model
+  if (choice === undefined) {
+    log.info('model plugin: none (MODEL_API_KEY unset)')
+    return undefined
+  }
+  try {
+    const model = await loadPlugin('model', choice.name, choice.settings, { log: log.child({ plugin: choice.name }) }, { settingSources: PLUGIN_SETTING_SOURCES.model })
+    // The label (provider/model), never the settings: they hold the key.
+    log.info('model plugin loaded', { plugin: choice.name, model: model.label })
+    return model
+  } catch (error) {
+    if (error instanceof PluginError) throw new PluginError(error.plugin, error.kind, `${error.detail} (SVC_MODEL_PLUGIN selects the plugin.)`)
+    throw error
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

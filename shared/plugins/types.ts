@@ -5,6 +5,8 @@
  * configured and checks manifest and settings first.
  */
 import type { Logger } from '../log.js'
+import type { ModelPlugin } from './model-types.js'
+import type { RepositoryAccess } from './repository-types.js'
 
 export type PluginKind = 'codehost' | 'chat' | 'model' | 'embeddings' | 'sandbox' | 'objectstore'
 
@@ -26,7 +28,20 @@ export interface PluginModule<K extends PluginKind = PluginKind> {
   create(settings: Readonly<Record<string, unknown>>, context: PluginContext): PluginInstance<K> | Promise<PluginInstance<K>>
 }
 
-export type PluginInstance<K extends PluginKind> = K extends 'codehost' ? CodehostPlugin : K extends 'chat' ? ChatPlugin : K extends 'objectstore' ? ObjectStorePlugin : object
+export type PluginInstance<K extends PluginKind> = K extends 'codehost'
+  ? CodehostPlugin
+  : K extends 'chat'
+    ? ChatPlugin
+    : K extends 'objectstore'
+      ? ObjectStorePlugin
+      : K extends 'model'
+        ? ModelPlugin
+        : object
+
+export type { ModelPlugin, ModelRequest, ModelReply, ModelMessage, ModelTool, ModelToolCall, ModelUsage } from './model-types.js'
+export { ModelUnavailable, ModelRejected } from './model-types.js'
+export type { RepositoryAccess, ClonedRepository, RepositoryInfo } from './repository-types.js'
+export { RepositoryDenied } from './repository-types.js'
 
 /** Thrown by a codehost plugin when the code host cannot be reached or answers 5xx: callers answer 503. */
 export class CodehostUnreachable extends Error {
@@ -61,6 +76,8 @@ export interface CodehostPlugin {
   /**
    * Whether the app can see owner/repo. knownInstallationId is the installation the project used
    * before (empty when none): if the code host no longer has it, the answer is installation_gone.
+   * Without an app (a token alone) it answers whether the token can read the repository: visible
+   * with installationId '', or invalid saying what to grant.
    * Throws CodehostUnreachable when the code host cannot be reached.
    */
   checkRepository(repo: string, knownInstallationId: string): Promise<RepoAccess>
@@ -72,6 +89,11 @@ export interface CodehostPlugin {
         exchange(code: string, redirectUri: string): Promise<CodehostIdentity>
       }
     | undefined
+  /**
+   * Read access to repositories' contents (clone at a commit, resolve a release to a commit), with
+   * CODEHOST_TOKEN or the app's installation token; undefined when neither is configured.
+   */
+  readonly repositories: RepositoryAccess | undefined
 }
 
 /** The result of a chat delivery. error is safe to show and log: it never contains the webhook URL. */

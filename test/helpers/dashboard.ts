@@ -85,4 +85,5 @@ export const INSTALL_ONLY_CODEHOST: CodehostPlugin = {
   installUrl: () => 'https://codehost.example/apps/svc/installations/new',
   checkRepository: async () => ({ status: 'invalid', message: 'unused' }),
   oauth: undefined,
+  repositories: undefined,
 }

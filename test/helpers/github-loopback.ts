@@ -2,11 +2,13 @@
  * A GitHub stand-in on 127.0.0.1 speaking the part of the REST API (at /api/v3, as GitHub
  * Enterprise Server does) and of the OAuth web flow (at /) that codehost-github uses. App JWTs are
  * verified against the test app's public key, installation tokens are minted and checked, and
- * scenario controls set up installations, repositories, outages and sign-in codes.
+ * scenario controls set up installations, repositories (contents over git: github-loopback-git.ts), outages and sign-in codes.
  */
 import { generateKeyPairSync, randomBytes, verify, type KeyObject } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { basicPassword } from './git-http.js'
+import { createLoopbackGit, type LoopbackGitControls, type LoopbackRequest } from './github-loopback-git.js'
 
 /** A person who can sign in through the OAuth flow. */
 export interface LoopbackUser {
@@ -19,8 +21,8 @@ export interface LoopbackUser {
   readonly emails?: ReadonlyArray<{ email: string; primary: boolean; verified: boolean }>
 }
 
-/** A running loopback GitHub and its scenario controls. */
-export interface GithubLoopback {
+/** A running loopback GitHub and its scenario controls (with serveGit, acceptToken and failGit for repository contents). */
+export interface GithubLoopback extends LoopbackGitControls {
   readonly origin: string
   /** REST root to configure as the plugin's apiUrl. */
   readonly apiUrl: string
@@ -43,9 +45,9 @@ export interface GithubLoopback {
   failWith(status: number | undefined): void
   /** A one-time sign-in code for user, valid for redirectUri. */
   issueOAuthCode(user: LoopbackUser, redirectUri: string): string
-  /** Requests seen, with the kind of credential each carried. */
-  readonly requests: ReadonlyArray<{ method: string; path: string; auth: 'jwt' | 'installation' | 'user' | 'none' | 'bad' }>
-  /** Every token this host handed out, so tests can check none leaks into logs or errors. */
+  /** Requests seen (API, web and git), with the kind of credential each carried. */
+  readonly requests: readonly LoopbackRequest[]
+  /** Every token this host handed out (not the ones given to acceptToken), so tests can check none leaks into logs or errors. */
   readonly issuedTokens: readonly string[]
   close(): Promise<void>
 }
@@ -70,12 +72,13 @@ export async function startGithubLoopback(): Promise<GithubLoopback> {
   const repositories = new Map<string, { id: number; owner: string; name: string; private: boolean }>()
   const tokens = new Map<string, { kind: 'installation'; installationId: number } | { kind: 'user'; user: LoopbackUser }>()
   const codes = new Map<string, { user: LoopbackUser; redirectUri: string }>()
-  const requests: Array<GithubLoopback['requests'][number]> = []
+  const requests: LoopbackRequest[] = []
   const issuedTokens: string[] = []
   let failing: number | undefined
   let nextId = 1000
 
   const server = createServer((req, res) => {
+    if (git.isGit(req.url)) return git.serve(req, res)
     void handle(req).then(
       (reply) => send(res, reply),
       () => send(res, { status: 500, body: { message: 'loopback failure' } }),
@@ -96,6 +99,19 @@ export async function startGithubLoopback(): Promise<GithubLoopback> {
   })
   const covers = (i: Installation, owner: string, name: string): boolean =>
     i.account === owner && repositories.has(`${owner}/${name}`) && (i.repositories === 'all' || i.repositories.has(name))
+  const canRead = (auth: Auth, fullName: string): boolean => {
+    const [owner, name] = fullName.split('/') as [string, string]
+    const installation = auth.kind === 'installation' ? installations.get(auth.installationId) : undefined
+    if (installation) return !installation.suspendedAt && covers(installation, owner, name)
+    return auth.kind === 'personal' && repositories.has(fullName) && (auth.repositories === 'all' || auth.repositories.has(fullName))
+  }
+  const git = createLoopbackGit({
+    origin,
+    ensureRepository: (fullName) => void (repositories.has(fullName) || controls.addRepository(fullName)),
+    access: (credential, fullName) => ({ auth: authenticate(credential).kind, granted: canRead(authenticate(credential), fullName) }),
+    failing: () => failing,
+    record: (request) => void requests.push(request),
+  })
   const onAccount = (login: string, type: Installation['type']) => [...installations.values()].find((i) => i.account === login.toLowerCase() && i.type === type)
 
   async function handle(req: IncomingMessage): Promise<Reply> {
@@ -110,6 +126,8 @@ export async function startGithubLoopback(): Promise<GithubLoopback> {
     const route = routeOf(req.method ?? '', parts)
     const notFound: Reply = { status: 404, body: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' } }
     const needJwt: Reply = { status: 401, body: { message: 'A JSON web token could not be decoded' } }
+    const commit = git.commitRoute(req.method, url.pathname)
+    if (commit) return canRead(auth, commit.fullName) ? git.commit(commit.fullName, commit.ref) : notFound
     switch (route) {
       case 'GET app/installations/:': {
         if (auth.kind !== 'jwt') return needJwt
@@ -138,10 +156,10 @@ export async function startGithubLoopback(): Promise<GithubLoopback> {
         return found ? { status: 200, body: installationJson(found) } : notFound
       }
       case 'GET repos/:/:': {
-        const repo = repositories.get(`${parts[1]}/${parts[2]}`)
-        const installation = auth.kind === 'installation' ? installations.get(auth.installationId) : undefined
-        if (!repo || !installation || !covers(installation, repo.owner, repo.name)) return notFound
-        return { status: 200, body: { id: repo.id, name: repo.name, full_name: `${repo.owner}/${repo.name}`, private: repo.private, owner: { login: repo.owner } } }
+        const fullName = `${parts[1]}/${parts[2]}`
+        const repo = repositories.get(fullName)
+        if (!repo || !canRead(auth, fullName)) return notFound
+        return { status: 200, body: { id: repo.id, name: repo.name, full_name: fullName, private: repo.private, owner: { login: repo.owner }, ...git.repositoryFields(fullName) } }
       }
       case 'GET user':
         if (auth.kind !== 'user') return { status: 401, body: { message: 'Requires authentication' } }
@@ -167,17 +185,21 @@ export async function startGithubLoopback(): Promise<GithubLoopback> {
     return { status: 200, body: { access_token: token, token_type: 'bearer', scope: '' } }
   }
 
-  type Auth = { kind: 'none' | 'bad' | 'jwt' } | { kind: 'installation'; installationId: number } | { kind: 'user'; user: LoopbackUser }
+  type Auth = { kind: 'none' | 'bad' | 'jwt' } | { kind: 'installation'; installationId: number } | { kind: 'user'; user: LoopbackUser } | { kind: 'personal'; repositories: 'all' | Set<string> }
+  /** header: an Authorization header (token, Bearer or Basic), or a bare credential from git. */
   function authenticate(header: string | undefined): Auth {
     if (!header) return { kind: 'none' }
-    const credential = header.replace(/^(bearer|token)\s+/i, '')
+    const credential = basicPassword(header) ?? header.replace(/^(bearer|token)\s+/i, '')
     const granted = tokens.get(credential)
     if (granted?.kind === 'installation') return { kind: 'installation', installationId: granted.installationId }
     if (granted?.kind === 'user') return { kind: 'user', user: granted.user }
+    const personal = git.personalToken(credential)
+    if (personal) return { kind: 'personal', repositories: personal }
     return verifyAppJwt(credential, publicKey, appId) ? { kind: 'jwt' } : { kind: 'bad' }
   }
 
-  return {
+  const controls: GithubLoopback = {
+    ...git.controls,
     origin,
     apiUrl: `${origin}/api/v3`,
     webUrl: origin,
@@ -218,6 +240,7 @@ export async function startGithubLoopback(): Promise<GithubLoopback> {
         server.closeAllConnections()
       }),
   }
+  return controls
 }
 
 /** Checks an RS256 JWT against the app's public key: signature, issuer and lifetime as GitHub does. */
