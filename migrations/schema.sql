@@ -30,6 +30,84 @@ CREATE TABLE public.events (
 );
 ALTER TABLE ONLY public.events ALTER COLUMN "grouping" SET COMPRESSION lz4;
 ALTER TABLE ONLY public.events ALTER COLUMN payload SET COMPRESSION lz4;
+CREATE TABLE public.investigation_citations (
+    id bigint NOT NULL,
+    investigation_id uuid NOT NULL,
+    path text NOT NULL,
+    line_start integer NOT NULL,
+    line_end integer NOT NULL,
+    quote text NOT NULL
+);
+CREATE SEQUENCE public.investigation_citations_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+ALTER SEQUENCE public.investigation_citations_id_seq OWNED BY public.investigation_citations.id;
+CREATE TABLE public.investigation_outcomes (
+    investigation_id uuid NOT NULL,
+    kind text NOT NULL,
+    reason_code text DEFAULT ''::text NOT NULL,
+    reason_message text DEFAULT ''::text NOT NULL,
+    remediation text DEFAULT ''::text NOT NULL,
+    summary text DEFAULT ''::text NOT NULL,
+    chain jsonb DEFAULT '[]'::jsonb NOT NULL,
+    fix text DEFAULT ''::text NOT NULL,
+    cause jsonb,
+    confidence real,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT investigation_outcomes_check CHECK (((kind = 'needs_human'::text) = (reason_code <> ''::text))),
+    CONSTRAINT investigation_outcomes_kind_check CHECK ((kind = ANY (ARRAY['investigated'::text, 'insight'::text, 'needs_human'::text])))
+);
+CREATE TABLE public.investigation_steps (
+    id bigint NOT NULL,
+    investigation_id uuid NOT NULL,
+    attempt integer NOT NULL,
+    seq integer NOT NULL,
+    kind text NOT NULL,
+    name text DEFAULT ''::text NOT NULL,
+    detail text DEFAULT ''::text NOT NULL,
+    input_tokens integer DEFAULT 0 NOT NULL,
+    output_tokens integer DEFAULT 0 NOT NULL,
+    duration_ms integer DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT investigation_steps_kind_check CHECK ((kind = ANY (ARRAY['model'::text, 'tool'::text, 'check'::text])))
+);
+CREATE SEQUENCE public.investigation_steps_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+ALTER SEQUENCE public.investigation_steps_id_seq OWNED BY public.investigation_steps.id;
+CREATE TABLE public.investigations (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    issue_id uuid NOT NULL,
+    project_id uuid NOT NULL,
+    episode integer NOT NULL,
+    trigger text NOT NULL,
+    requested_by uuid,
+    state text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    lease_until timestamp with time zone NOT NULL,
+    release text,
+    repo text DEFAULT ''::text NOT NULL,
+    repo_url text DEFAULT ''::text NOT NULL,
+    commit_sha text DEFAULT ''::text NOT NULL,
+    model text DEFAULT ''::text NOT NULL,
+    turns integer DEFAULT 0 NOT NULL,
+    input_tokens bigint DEFAULT 0 NOT NULL,
+    output_tokens bigint DEFAULT 0 NOT NULL,
+    duration_ms integer DEFAULT 0 NOT NULL,
+    version integer DEFAULT 1 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    started_at timestamp with time zone,
+    finished_at timestamp with time zone,
+    CONSTRAINT investigations_episode_check CHECK ((episode >= 1)),
+    CONSTRAINT investigations_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'analyzing'::text, 'investigated'::text, 'insight'::text, 'needs_human'::text]))),
+    CONSTRAINT investigations_trigger_check CHECK ((trigger = ANY (ARRAY['auto'::text, 'regression'::text, 'manual'::text])))
+);
 CREATE TABLE public.issue_actors (
     issue_id uuid NOT NULL,
     actor_kind character(1) NOT NULL,
@@ -130,6 +208,8 @@ CREATE TABLE public.web_sessions (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     expires_at timestamp with time zone NOT NULL
 );
+ALTER TABLE ONLY public.investigation_citations ALTER COLUMN id SET DEFAULT nextval('public.investigation_citations_id_seq'::regclass);
+ALTER TABLE ONLY public.investigation_steps ALTER COLUMN id SET DEFAULT nextval('public.investigation_steps_id_seq'::regclass);
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.environments
@@ -138,6 +218,18 @@ ALTER TABLE ONLY public.environments
     ADD CONSTRAINT environments_project_id_name_key UNIQUE (project_id, name);
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.investigation_citations
+    ADD CONSTRAINT investigation_citations_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.investigation_outcomes
+    ADD CONSTRAINT investigation_outcomes_pkey PRIMARY KEY (investigation_id);
+ALTER TABLE ONLY public.investigation_steps
+    ADD CONSTRAINT investigation_steps_investigation_id_attempt_seq_key UNIQUE (investigation_id, attempt, seq);
+ALTER TABLE ONLY public.investigation_steps
+    ADD CONSTRAINT investigation_steps_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.investigations
+    ADD CONSTRAINT investigations_issue_id_episode_key UNIQUE (issue_id, episode);
+ALTER TABLE ONLY public.investigations
+    ADD CONSTRAINT investigations_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.issue_actors
     ADD CONSTRAINT issue_actors_pkey PRIMARY KEY (issue_id, actor_kind, actor);
 ALTER TABLE ONLY public.issues
@@ -163,6 +255,10 @@ ALTER TABLE ONLY public.web_sessions
 CREATE INDEX api_keys_project ON public.api_keys USING btree (project_id);
 CREATE INDEX events_issue_received ON public.events USING btree (issue_id, received_at DESC);
 CREATE INDEX events_project_received ON public.events USING btree (project_id, received_at DESC);
+CREATE INDEX investigation_citations_investigation ON public.investigation_citations USING btree (investigation_id);
+CREATE INDEX investigations_lease ON public.investigations USING btree (lease_until) WHERE (state = ANY (ARRAY['queued'::text, 'analyzing'::text]));
+CREATE UNIQUE INDEX investigations_one_active ON public.investigations USING btree (issue_id) WHERE (state = ANY (ARRAY['queued'::text, 'analyzing'::text]));
+CREATE INDEX investigations_project_created ON public.investigations USING btree (project_id, created_at);
 CREATE INDEX issue_actors_recent ON public.issue_actors USING btree (issue_id, actor_kind, last_seen);
 CREATE INDEX issues_project_last_seen ON public.issues USING btree (project_id, last_seen DESC);
 CREATE INDEX projects_owner ON public.projects USING btree (owner_id);
@@ -180,6 +276,18 @@ ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.investigation_citations
+    ADD CONSTRAINT investigation_citations_investigation_id_fkey FOREIGN KEY (investigation_id) REFERENCES public.investigations(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.investigation_outcomes
+    ADD CONSTRAINT investigation_outcomes_investigation_id_fkey FOREIGN KEY (investigation_id) REFERENCES public.investigations(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.investigation_steps
+    ADD CONSTRAINT investigation_steps_investigation_id_fkey FOREIGN KEY (investigation_id) REFERENCES public.investigations(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.investigations
+    ADD CONSTRAINT investigations_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.investigations
+    ADD CONSTRAINT investigations_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.investigations
+    ADD CONSTRAINT investigations_requested_by_fkey FOREIGN KEY (requested_by) REFERENCES public.users(id) ON DELETE SET NULL;
 ALTER TABLE ONLY public.issue_actors
     ADD CONSTRAINT issue_actors_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.issues

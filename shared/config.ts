@@ -9,7 +9,7 @@ import { resolve } from 'node:path'
 import { parseEnv } from 'node:util'
 import { pluginsConfig, type PluginsConfig } from './config-plugins.js'
 import { connectionUrl, ConfigError, int, oneOf, port, text, url, type Env } from './config-values.js'
-import { MINUTE, SECOND } from './time.js'
+import { DAY, MINUTE, SECOND } from './time.js'
 
 export { ConfigError } from './config-values.js'
 export { PLUGIN_NAME, PLUGIN_SETTING_SOURCES, type PluginChoice, type PluginsConfig } from './config-plugins.js'
@@ -42,6 +42,7 @@ export interface Config {
   readonly limits: Limits
   readonly setup: SetupLimits
   readonly stream: StreamTiming
+  readonly investigations: InvestigationLimits
   readonly logLevel: LogLevel
   /** Keys of external providers; each enables the part of the product that needs it. */
   readonly secrets: Secrets
@@ -95,6 +96,22 @@ export interface StreamTiming {
   readonly maxAttempts: number
 }
 
+/** When an issue is investigated and what one investigation may spend (docs/investigations.md). */
+export interface InvestigationLimits {
+  /** Distinct users, or distinct sessions, an issue needs within the window. */
+  readonly minActors: number
+  readonly windowMs: number
+  /** Investigations running at once across every worker; 0 pauses them. */
+  readonly maxConcurrent: number
+  /** Model tokens (input + output) one project's investigations may use per UTC day. */
+  readonly projectDailyTokens: number
+  readonly maxTurns: number
+  readonly maxTokens: number
+  readonly maxRunMs: number
+  /** How long a run's row stays its worker's without a renewal (renewed every third of it). */
+  readonly leaseMs: number
+}
+
 export interface Secrets {
   readonly modelApiKey: string | undefined
   readonly sandboxApiKey: string | undefined
@@ -105,7 +122,7 @@ export interface Secrets {
   readonly codehostAppClientSecret: string | undefined
 }
 
-export const SERVICE_NAMES = ['grouper'] as const
+export const SERVICE_NAMES = ['grouper', 'investigator'] as const
 export type ServiceName = (typeof SERVICE_NAMES)[number]
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent']
@@ -170,6 +187,20 @@ export function loadConfig(env: Env = readEnv()): Config {
       consumersPerProcess: int(env, 'SVC_STREAM_CONSUMERS', 2, 1, 16),
       retryBaseMs: int(env, 'SVC_STREAM_RETRY_BASE_MS', TIMING.retryBase, 10),
       maxAttempts: int(env, 'SVC_STREAM_MAX_ATTEMPTS', TIMING.maxAttempts, 1, 100),
+    },
+    investigations: {
+      // Reference product: at least 2 distinct users or sessions in the last 7 days.
+      minActors: int(env, 'INVESTIGATION_MIN_USERS', 2, 1),
+      windowMs: int(env, 'INVESTIGATION_WINDOW_DAYS', 7, 1, 90) * DAY,
+      // Two: a 2-core machine clones and searches two repositories at once without starving the grouper.
+      maxConcurrent: int(env, 'INVESTIGATION_MAX_CONCURRENT', 2, 0, 1000),
+      // About ten full investigations a day per project at the reference's budget of ~2 US dollars each.
+      projectDailyTokens: int(env, 'INVESTIGATION_PROJECT_DAILY_TOKENS', 3_000_000, 0),
+      // Reference: about 10 turns; 12 leaves room for a retry of a malformed call.
+      maxTurns: int(env, 'INVESTIGATION_MAX_TURNS', 12, 2, 100),
+      maxTokens: int(env, 'INVESTIGATION_MAX_TOKENS', 300_000, 1000),
+      maxRunMs: int(env, 'INVESTIGATION_MAX_SECONDS', 600, 10, 24 * 60 * 60) * SECOND,
+      leaseMs: int(env, 'INVESTIGATION_LEASE_SECONDS', 60, 1, 3600) * SECOND,
     },
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     secrets: {

@@ -15,6 +15,10 @@ export interface Queryable {
 
 export interface Db {
   readonly pool: pg.Pool
+  /** The server's address, for a second way in (the ORM's own pool). */
+  readonly connectionString: string
+  /** True when the server takes one connection at a time (embedded PGlite): others must borrow this pool's. */
+  readonly singleConnection: boolean
   /** Whether the database answers, as this process last found: work that meets an outage waits on it. */
   readonly outage: OutageWatch
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>
@@ -94,6 +98,8 @@ export function createDb(url: string, options: DbOptions = {}): Db {
   const outage = new OutageWatch({ what: 'database', probe: () => pool.query('SELECT 1'), log: options.log })
   return {
     pool,
+    connectionString: url,
+    singleConnection: (options.max ?? 10) === 1,
     outage,
     query: (text, values) => pool.query(text, values),
     async withTransaction(fn) {

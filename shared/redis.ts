@@ -49,6 +49,12 @@ export function isRedisConnectionError(error: unknown): boolean {
 export function streamKeys(prefix: string) {
   return Object.freeze({
     events: `${prefix}stream:events`,
+    /** Issues that gained events, published by the grouper after each commit (admission reads it). */
+    issueChanges: `${prefix}stream:issue-changes`,
+    /** One entry per investigation to run (the investigation's id); job state lives in PostgreSQL. */
+    investigations: `${prefix}stream:investigations`,
+    /** The fleet-wide investigation slots (INVESTIGATION_MAX_CONCURRENT): holder → lease expiry. */
+    investigationSlots: `${prefix}investigator:slots`,
     rateLimit: (keyId: string, window: number) => `${prefix}rl:ev:${keyId}:${window}`,
     /** Fixed-window counters of the setup-session API (scope: reg by address, call by session). */
     agentRateLimit: (scope: 'reg' | 'call', subject: string, window: number) => `${prefix}rl:agent:${scope}:${subject}:${window}`,

@@ -20,4 +20,6 @@ export interface HostedService {
   fleetIdleMs(): Promise<number>
   /** What the service holds its work for, and since when (ms epoch), while something it depends on is down. */
   waitingFor(): { what: string; since: number } | undefined
+  /** Further lines for /health (the investigator: running, slots, budgets). */
+  details?(): Promise<string[]>
 }

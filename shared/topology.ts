@@ -6,9 +6,16 @@ import type { StreamKeys } from './redis.js'
 
 export const GROUPS = Object.freeze({
   grouper: 'grouper',
+  /** Admission: reads the issue-change notes. */
+  admission: 'investigator-admission',
+  investigator: 'investigator',
 })
 
 /** Each stream with the groups that must see every entry of it. */
 export function streamTopology(keys: StreamKeys): ReadonlyArray<{ stream: string; groups: readonly string[] }> {
-  return [{ stream: keys.events, groups: [GROUPS.grouper] }]
+  return [
+    { stream: keys.events, groups: [GROUPS.grouper] },
+    { stream: keys.issueChanges, groups: [GROUPS.admission] },
+    { stream: keys.investigations, groups: [GROUPS.investigator] },
+  ]
 }

@@ -8,7 +8,7 @@ import { createDb } from '../../shared/db.js'
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../shared/embedded/index.js'
 import { migrate } from '../../shared/migrate.js'
 import { createObjectStore } from '../../shared/object-store.js'
-import { loadConfiguredPlugins } from '../../shared/plugins/loader.js'
+import { loadConfiguredPlugins, loadModelPlugin } from '../../shared/plugins/loader.js'
 import { createRedis, streamKeys } from '../../shared/redis.js'
 import { applySeed } from '../../shared/seed.js'
 import { startWorker } from '../../services/worker/index.js'
@@ -46,9 +46,10 @@ export class AllInOneCommand extends Command {
       stops.push(async () => redis.disconnect())
       const keys = streamKeys(config.redisKeyPrefix)
       const objects = await createObjectStore(config.objectStore, log)
-      const worker = await startWorker({ db, objects, redis, keys, log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts })
-      stops.push(() => worker.stop())
       const plugins = await loadConfiguredPlugins(config, log)
+      const tools = { model: await loadModelPlugin(config, log), codehost: plugins.codehost }
+      const worker = await startWorker({ db, objects, redis, keys, log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts, investigations: config.investigations, tools })
+      stops.push(() => worker.stop())
       const ingress = await startFront({ db, objects, redis, keys, log, config, plugins, port: config.ingestionPort, host: config.ingestionHost })
       stops.push(() => ingress.stop())
       tellReady()

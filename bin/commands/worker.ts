@@ -2,6 +2,7 @@
 import { Command } from 'clipanion'
 import { createDb } from '../../shared/db.js'
 import { createObjectStore } from '../../shared/object-store.js'
+import { loadConfiguredPlugins, loadModelPlugin } from '../../shared/plugins/loader.js'
 import { createRedis, streamKeys } from '../../shared/redis.js'
 import { startWorker } from '../../services/worker/index.js'
 import { loadContext, requireExternal, tellReady, untilSignal } from '../context.js'
@@ -16,7 +17,8 @@ export class WorkerCommand extends Command {
     const db = createDb(databaseUrl, { applicationName: 'svc-worker', log })
     const redis = createRedis(redisUrl, {}, log)
     try {
-      const worker = await startWorker({ db, objects: await createObjectStore(config.objectStore, log), redis, keys: streamKeys(config.redisKeyPrefix), log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts })
+      const tools = { model: await loadModelPlugin(config, log), codehost: (await loadConfiguredPlugins(config, log)).codehost }
+      const worker = await startWorker({ db, objects: await createObjectStore(config.objectStore, log), redis, keys: streamKeys(config.redisKeyPrefix), log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts, investigations: config.investigations, tools })
       tellReady()
       await untilSignal(log)
       await worker.stop()

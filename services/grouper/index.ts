@@ -5,6 +5,7 @@ import type { StreamTiming } from '../../shared/config.js'
 import { isDatabaseOutage, type Db } from '../../shared/db.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import { envelopeFields, envelopesFromFields, type EventEnvelope } from '../../shared/event.js'
+import { changeFields } from '../../shared/issue-changes.js'
 import type { Logger } from '../../shared/log.js'
 import { publishWake, type StreamKeys } from '../../shared/redis.js'
 import type { HostedService } from '../../shared/service.js'
@@ -67,6 +68,8 @@ export function createGrouper(deps: GrouperDeps): HostedService {
     }
     eventsPerEntry = 0.7 * eventsPerEntry + 0.3 * Math.max(1, envelopes.length / entries.length)
     const outcome = await storeEventBatch(deps.db, envelopes, symbolicator, versions)
+    // After the commit: admission hears which issues gained events (a redelivered batch says it again).
+    if (outcome.changes.length > 0) await deps.redis.xadd(deps.keys.issueChanges, '*', ...Object.entries(changeFields(outcome.changes)).flat())
     // After the commit: setup sessions held on "until an event arrives" re-read their facts.
     await Promise.all([...new Set(envelopes.map((envelope) => envelope.projectId))].map((projectId) => publishWake(deps.redis, deps.keys.wakeProject(projectId))))
     if (outcome.unreadable.length > 0) log.error('events with unreadable bodies skipped', { ids: outcome.unreadable })

@@ -6,6 +6,7 @@
 import type pg from 'pg'
 import type { Db } from '../../shared/db.js'
 import type { EventEnvelope } from '../../shared/event.js'
+import type { IssueChange } from '../../shared/issue-changes.js'
 import { groupEvent, isFetchFailure, lastFailedRequest, parseFrames, type GroupingResult } from './grouping/index.js'
 import { pageOrigin } from './grouping/in-app.js'
 import { factsOf, type EventFacts } from './event-facts.js'
@@ -20,6 +21,8 @@ export interface BatchOutcome {
   noise: number
   /** Entries whose body no longer parses: cannot succeed on retry, so they are reported, not retried. */
   unreadable: string[]
+  /** Issues (not noise) the batch's events belong to, stored now or before (a redelivery), with their releases. */
+  changes: IssueChange[]
 }
 
 interface Prepared {
@@ -46,7 +49,7 @@ interface Grouped extends GroupingResult {
  * grouped with its own fingerprint version (versions, kept across batches by the grouper).
  */
 export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[], symbolicator?: Symbolicator, versions = new ProjectVersions(db)): Promise<BatchOutcome> {
-  const outcome: BatchOutcome = { stored: 0, duplicates: 0, noise: 0, unreadable: [] }
+  const outcome: BatchOutcome = { stored: 0, duplicates: 0, noise: 0, unreadable: [], changes: [] }
   const versionOf = await versions.of(envelopes.map((envelope) => envelope.projectId))
   const prepared: Prepared[] = []
   // One bug reported by many users arrives as many events with the same error and stack: within a
@@ -89,8 +92,22 @@ export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[
     outcome.duplicates = prepared.length - inserted.length
     const actorGains = await upsertActors(client, inserted, issueIds)
     await bumpIssueCounters(client, inserted, issueIds, actorGains)
+    outcome.changes = changesOf(prepared, issueIds)
   })
   return outcome
+}
+
+/** Every non-noise issue the batch touched, with the releases its events named. */
+function changesOf(prepared: Prepared[], issueIds: Map<string, string>): IssueChange[] {
+  const changes = new Map<string, IssueChange>()
+  for (const x of prepared) {
+    if (x.grouping.drop) continue
+    const issueId = issueIds.get(x.issueKey)!
+    const change = changes.get(issueId) ?? { issueId, projectId: x.envelope.projectId, releases: [] }
+    if (x.facts.release && !change.releases.includes(x.facts.release)) change.releases.push(x.facts.release)
+    changes.set(issueId, change)
+  }
+  return [...changes.values()]
 }
 
 async function upsertEnvironments(client: pg.PoolClient, prepared: Prepared[]): Promise<Map<string, string>> {

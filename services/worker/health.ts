@@ -41,6 +41,8 @@ export async function healthReport(services: readonly HostedService[], now = Dat
     if (SEVERITY[own] > SEVERITY[status]) status = own
     const why = waiting ? ` waiting_for=${waiting.what} down_for=${Math.round((now - waiting.since) / 1000)}s` : ''
     lines.push(`service ${service.name}: ${own} eligible=${depth.eligible} held_back=${depth.heldBack} dead_lettered=${depth.deadLettered}${why}`)
+    // Details are extras: a dependency that is down (the database) must not hide the status above.
+    if (service.details) lines.push(...(await service.details().catch((error: Error) => [`service ${service.name}: details unavailable (${error.message})`])))
   }
   const text = [`status: ${status}`, `queue_depth: eligible=${eligible} held_back=${heldBack}`, `restarts: ${restarts}`, ...lines].join('\n') + '\n'
   return { status, text }

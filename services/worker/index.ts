@@ -1,7 +1,7 @@
 /** A worker process: hosts the configured consumer services, trims their streams, serves /health. */
 import type { Server } from 'node:http'
 import type { Redis } from 'ioredis'
-import type { ServiceName, StreamTiming } from '../../shared/config.js'
+import type { InvestigationLimits, ServiceName, StreamTiming } from '../../shared/config.js'
 import type { Db } from '../../shared/db.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import type { Logger } from '../../shared/log.js'
@@ -9,7 +9,11 @@ import type { StreamKeys } from '../../shared/redis.js'
 import type { HostedService } from '../../shared/service.js'
 import { ensureGroup, StreamTrimmer } from '../../shared/streams/index.js'
 import { streamTopology } from '../../shared/topology.js'
+import { createOrm, type Orm } from '../../shared/orm.js'
 import { createGrouper } from '../grouper/index.js'
+import { createInvestigator } from '../investigator/index.js'
+import type { Tools } from '../investigator/investigate.js'
+import { INVESTIGATOR_ENTITIES } from '../investigator/store/entities.js'
 import { startHealthServer } from './health.js'
 
 export interface WorkerDeps {
@@ -24,6 +28,9 @@ export interface WorkerDeps {
   healthHost?: string
   /** How often a supervisor restarted this process; shown by /health. */
   restarts?: number
+  /** What the investigator may spend, and the plugins it works with (none: every run stops saying so). */
+  investigations?: InvestigationLimits
+  tools?: Tools
 }
 
 export interface Worker {
@@ -33,8 +40,12 @@ export interface Worker {
   stop(): Promise<void>
 }
 
-const FACTORIES: Record<ServiceName, (deps: WorkerDeps) => HostedService> = {
+const FACTORIES: Record<ServiceName, (deps: WorkerDeps, orm: () => Orm) => HostedService> = {
   grouper: (deps) => createGrouper(deps),
+  investigator: (deps, orm) => {
+    if (!deps.investigations) throw new Error('the investigator needs its limits (config.investigations)')
+    return createInvestigator({ ...deps, orm: orm(), limits: deps.investigations, tools: deps.tools ?? { model: undefined, codehost: undefined } })
+  },
 }
 
 /** Starts the services and the health endpoint. */
@@ -42,7 +53,9 @@ export async function startWorker(deps: WorkerDeps): Promise<Worker> {
   for (const { stream, groups } of streamTopology(deps.keys)) {
     for (const group of groups) await ensureGroup(deps.redis, stream, group)
   }
-  const services = deps.services.map((name) => FACTORIES[name](deps))
+  // The ORM serves the actors that own domain tables (the investigator); opened only for them.
+  const orm = deps.services.includes('investigator') ? await createOrm(deps.db, INVESTIGATOR_ENTITIES) : undefined
+  const services = deps.services.map((name) => FACTORIES[name](deps, () => orm!))
   for (const service of services) await service.start()
   const trimmer = new StreamTrimmer({ redis: deps.redis, streams: streamTopology(deps.keys).map((s) => s.stream) })
   trimmer.on('error', (error: unknown) => deps.log.warn('stream trim failed', { error }))
@@ -57,6 +70,7 @@ export async function startWorker(deps: WorkerDeps): Promise<Worker> {
       server.close()
       trimmer.stop()
       await Promise.all(services.map((s) => s.stop()))
+      await orm?.close()
     },
   }
 }

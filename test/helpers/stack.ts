@@ -15,7 +15,7 @@ import { mintKey, type KeyKind } from '../../shared/keys.js'
 import { createObjectStore } from '../../shared/object-store.js'
 import { createLogger, type Logger } from '../../shared/log.js'
 import { migrate } from '../../shared/migrate.js'
-import type { ChatPlugin, CodehostPlugin } from '../../shared/plugins/types.js'
+import type { ChatPlugin, CodehostPlugin, ModelPlugin } from '../../shared/plugins/types.js'
 import { createRedis, streamKeys, type StreamKeys } from '../../shared/redis.js'
 import { applySeed, SEED_INGEST_KEY, SEED_PROJECT_ID } from '../../shared/seed.js'
 import { startWorker, type Worker } from '../../services/worker/index.js'
@@ -65,7 +65,7 @@ export async function createTestDatabase(t: Teardown): Promise<string> {
 /** Builds a stack; env entries override configuration (e.g. limits) as a user would. */
 export async function startTestStack(
   t: Teardown,
-  options: { env?: Record<string, string>; ingress?: boolean; worker?: boolean; plugins?: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }; log?: Logger } = {},
+  options: { env?: Record<string, string>; ingress?: boolean; worker?: boolean; plugins?: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }; model?: ModelPlugin; log?: Logger } = {},
 ): Promise<TestStack> {
   const databaseUrl = await createTestDatabase(t)
   const objectDir = mkdtempSync(join(tmpdir(), 'svc-test-objects-'))
@@ -101,7 +101,8 @@ export async function startTestStack(
     ingestKey: SEED_INGEST_KEY,
     baseUrl: '',
     async startWorker() {
-      const worker = await startWorker({ db, objects: await objects(), redis, keys, log, services: config.services, timing: config.stream, healthPort: 0, healthHost: '127.0.0.1' })
+      const tools = { model: options.model, codehost: options.plugins?.codehost }
+      const worker = await startWorker({ db, objects: await objects(), redis, keys, log, services: config.services, timing: config.stream, healthPort: 0, healthHost: '127.0.0.1', investigations: config.investigations, tools })
       workers.push(worker)
       stack.worker ??= worker
       return worker

@@ -52,11 +52,14 @@ t.test('svc up on embedded defaults: event in, issue stored, data kept across a 
   const pg = await startEmbeddedPostgres({ dataDir, log: createLogger('silent') })
   const db = createDb(pg.url, { max: 1 })
   try {
-    const { rows } = await db.query<{ id: string; event_count: string; session_count: number; status: string }>('SELECT id, event_count, session_count, status FROM issues')
+    const { rows } = await db.query<{ id: string; event_count: string; session_count: number; status: string; reason_code: string }>('SELECT id, event_count, session_count, status, reason_code FROM issues')
     t.equal(rows.length, 1, 'one issue')
     t.equal(Number(rows[0]!.event_count), 2, 'both events, one from each run, were kept')
     t.equal(rows[0]!.session_count, 2)
-    t.equal(rows[0]!.status, 'new')
+    // Two sessions make it qualify; the embedded investigator (its ORM on PGlite's one connection)
+    // stops it at once, since no model is configured.
+    t.equal(rows[0]!.status, 'needs_human', 'two sessions qualify it for an investigation')
+    t.equal(rows[0]!.reason_code, 'missing_model_key', 'which stops at once without a model key')
     const { rows: events } = await db.query<{ id: string }>('SELECT id FROM events ORDER BY received_at')
     t.same(events.map((e) => e.id), [answer.body.id, again.body.id])
   } finally {

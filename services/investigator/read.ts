@@ -1,0 +1,82 @@
+/**
+ * What people and agents read of an issue's investigation (the issue page, its JSON, later the
+ * tool server), and the one action they take: ask for another. Cited lines link into the repository
+ * at the investigation's commit; a stop shows its reason and remediation; usage is shown with it.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Redis } from 'ioredis'
+import type { Orm } from '../../shared/orm.js'
+import type { StreamKeys } from '../../shared/redis.js'
+import { startInvestigation } from './dispatch.js'
+import { latestInvestigation } from './store/admissions.js'
+import { InvestigationCitation } from './store/entities.js'
+
+export interface InvestigationView {
+  id: string
+  state: string
+  trigger: string
+  episode: number
+  attempts: number
+  createdAt: string
+  startedAt: string | null
+  finishedAt: string | null
+  repository: { name: string; url: string; commit: string } | null
+  release: string | null
+  model: string
+  usage: { turns: number; inputTokens: number; outputTokens: number; durationMs: number }
+  outcome: {
+    kind: string
+    reasonCode: string
+    reasonMessage: string
+    remediation: string
+    summary: string
+    chain: string[]
+    fix: string
+    cause: { kind: string; name: string; evidence: string } | null
+    confidence: number | null
+  } | null
+  citations: Array<{ path: string; lineStart: number; lineEnd: number; quote: string; url: string }>
+}
+
+/** The issue's latest investigation as people and agents read it; undefined when there is none. */
+export async function readInvestigation(orm: Orm, issueId: string): Promise<InvestigationView | undefined> {
+  const em = orm.em.fork() as EntityManager
+  const latest = await latestInvestigation(em, issueId)
+  if (!latest) return undefined
+  const { investigation: v, outcome } = latest
+  const citations = await em.find(InvestigationCitation, { investigationId: v.id }, { orderBy: { id: 'asc' } })
+  const link = (path: string, a: number, b: number): string =>
+    v.repoUrl && v.commitSha ? `${v.repoUrl}/blob/${v.commitSha}/${path.split('/').map(encodeURIComponent).join('/')}#L${a}${b > a ? `-L${b}` : ''}` : ''
+  return {
+    id: v.id,
+    state: v.state,
+    trigger: v.trigger,
+    episode: v.episode,
+    attempts: v.attempts,
+    createdAt: v.createdAt.toISOString(),
+    startedAt: v.startedAt?.toISOString() ?? null,
+    finishedAt: v.finishedAt?.toISOString() ?? null,
+    repository: v.repo ? { name: v.repo, url: v.repoUrl, commit: v.commitSha } : null,
+    release: v.release,
+    model: v.model,
+    usage: { turns: v.turns, inputTokens: v.inputTokens, outputTokens: v.outputTokens, durationMs: v.durationMs },
+    outcome: outcome && {
+      kind: outcome.kind,
+      reasonCode: outcome.reasonCode,
+      reasonMessage: outcome.reasonMessage,
+      remediation: outcome.remediation,
+      summary: outcome.summary,
+      chain: outcome.chain,
+      fix: outcome.fix,
+      cause: outcome.cause,
+      confidence: outcome.confidence,
+    },
+    citations: citations.map((c) => ({ path: c.path, lineStart: c.lineStart, lineEnd: c.lineEnd, quote: c.quote, url: link(c.path, c.lineStart, c.lineEnd) })),
+  }
+}
+
+/** A person asks for another investigation: started, or refused while one is in flight. */
+export async function requestInvestigation(orm: Orm, redis: Redis, keys: StreamKeys, request: { issueId: string; projectId: string; userId: string; leaseMs: number }): Promise<'started' | 'in_flight'> {
+  const started = await startInvestigation(orm, redis, keys, { issueId: request.issueId, projectId: request.projectId, trigger: 'manual', requestedBy: request.userId, leaseMs: request.leaseMs })
+  return started ? 'started' : 'in_flight'
+}

@@ -1,0 +1,41 @@
+/**
+ * Why an investigation stopped (outcome needs_human): a stable code, a message saying what
+ * happened, and the one thing a person should do next. docs/errors.md lists the same codes; a
+ * unit test keeps the two in step.
+ */
+import type { OutcomeRecord } from './store/run-record.js'
+
+export const STOPS = {
+  missing_model_key: 'Set MODEL_API_KEY (and SVC_MODEL_PLUGIN, SVC_MODEL_NAME, SVC_MODEL_BASE_URL for another provider) on the workers, restart them, then press Investigate again.',
+  codehost_not_connected: "Attach the repository to the project (its codehost_repo) and give the workers access to it: CODEHOST_TOKEN with contents read, or the code-host app installed on it; then press Investigate again.",
+  repo_access_denied: "Grant the token or the app read access to the repository's contents (or correct the project's codehost_repo), then press Investigate again.",
+  codehost_unavailable: 'The code host did not answer; check its status and the workers\' network, then press Investigate again.',
+  no_app_frames: "Nothing to investigate in this repository: the stack's code is not in it. Attach the repository the code comes from, or treat the error as coming from outside your code.",
+  sourcemap_missing: 'Upload source maps for the release the events name (svc-sourcemaps, or the Vite plugin), then press Investigate again once a new event arrives.',
+  model_unavailable: "The model provider did not answer in time or refused for load; check its status and your rate limits, then press Investigate again.",
+  model_rejected: 'The model provider refused the request: check MODEL_API_KEY, SVC_MODEL_NAME and SVC_MODEL_BASE_URL, restart the workers, then press Investigate again.',
+  model_malformed_output: 'The model kept answering with malformed tool calls; try another model (SVC_MODEL_NAME), then press Investigate again.',
+  budget_exhausted: 'Raise the budget (INVESTIGATION_MAX_TURNS, INVESTIGATION_MAX_TOKENS, INVESTIGATION_MAX_SECONDS, INVESTIGATION_PROJECT_DAILY_TOKENS) or wait for the next UTC day, then press Investigate again.',
+  unverified_analysis: 'The analysis cited code it had not read or that is not in the repository, so it was discarded. Press Investigate again, or investigate by hand from the stack.',
+  low_confidence: 'The model could not tell the cause with enough confidence. Look at the stack and breadcrumbs yourself; more events or source context may help a later run.',
+  lease_lost: 'No worker finished the investigation within its leases and retries: check that investigator workers are running and healthy (worker /health), then press Investigate again.',
+  investigation_failed: 'The investigation failed on an internal error (the worker log has it, under the investigation id); press Investigate again, and report it if it repeats.',
+} as const
+
+export type StopCode = keyof typeof STOPS
+
+/** The needs_human outcome for code, with message. */
+export function stop(code: StopCode, message: string): OutcomeRecord {
+  return { kind: 'needs_human', reasonCode: code, reasonMessage: message, remediation: STOPS[code] }
+}
+
+/** A run that decided to stop: thrown inside the run, turned into its outcome at the top. */
+export class Stop extends Error {
+  override name = 'Stop'
+  constructor(
+    readonly code: StopCode,
+    message: string,
+  ) {
+    super(message)
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * One worker's hold on one investigation while it runs: claim, lease renewals, steps, usage and
+ * the one outcome. Every write is an optimistic-lock update of the row this worker read, and they
+ * run one at a time (a unit of work is not safe for concurrent flushes); a write that finds the row
+ * changed by someone else means the run was taken over, and every later write refuses.
+ */
+import { OptimisticLockError } from '@mikro-orm/core'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Orm } from '../../../shared/orm.js'
+import { setIssueStatus } from './admissions.js'
+import { Investigation, InvestigationCitation, InvestigationOutcome, InvestigationStep, OUTCOME_KINDS, type OutcomeKind, type OutsideCause } from './entities.js'
+
+/** The run no longer belongs to this worker: its lease lapsed and another took it, or it finished. */
+export class RunTakenOver extends Error {
+  override name = 'RunTakenOver'
+}
+
+export interface OutcomeRecord {
+  kind: OutcomeKind
+  reasonCode?: string
+  reasonMessage?: string
+  remediation?: string
+  summary?: string
+  chain?: string[]
+  fix?: string
+  cause?: OutsideCause
+  confidence?: number
+  citations?: Array<{ path: string; lineStart: number; lineEnd: number; quote: string }>
+}
+
+export type Claim = { status: 'claimed'; record: RunRecord } | { status: 'finished' | 'missing' }
+
+/** Claims an investigation for a run: analyzing, one more attempt (unless only to stop it), the lease starting now. */
+export async function claimRun(orm: Orm, investigationId: string, leaseMs: number, options: { countAttempt?: boolean } = {}): Promise<Claim> {
+  const em = orm.em.fork() as EntityManager
+  const investigation = await em.findOne(Investigation, investigationId)
+  if (!investigation) return { status: 'missing' }
+  if ((OUTCOME_KINDS as readonly string[]).includes(investigation.state)) return { status: 'finished' }
+  const record = new RunRecord(em, investigation, leaseMs)
+  await record.write(async (tx, row) => {
+    row.state = 'analyzing'
+    if (options.countAttempt !== false) row.attempts += 1
+    row.startedAt = new Date()
+    row.leaseUntil = new Date(Date.now() + leaseMs)
+    await setIssueStatus(tx, row.issueId, 'analyzing', '', '')
+  })
+  return { status: 'claimed', record }
+}
+
+export class RunRecord {
+  #queue: Promise<unknown> = Promise.resolve()
+  #seq = 0
+  #lost = false
+
+  constructor(
+    private readonly em: EntityManager,
+    readonly investigation: Investigation,
+    private readonly leaseMs: number,
+  ) {}
+
+  get attempt(): number {
+    return this.investigation.attempts
+  }
+
+  /** True once a write found the run taken over. */
+  get lost(): boolean {
+    return this.#lost
+  }
+
+  /** Runs change on the row inside a transaction, after the writes before it; RunTakenOver when the row moved on. */
+  write(change: (tx: EntityManager, row: Investigation) => Promise<void> | void): Promise<void> {
+    const next = this.#queue.then(async () => {
+      if (this.#lost) throw new RunTakenOver('the investigation was taken over by another worker')
+      try {
+        await this.em.transactional(async (tx) => {
+          const row = tx.merge(this.investigation)
+          await change(tx, row)
+          await tx.flush()
+        })
+      } catch (error) {
+        if (error instanceof OptimisticLockError) {
+          this.#lost = true
+          throw new RunTakenOver('the investigation was taken over by another worker')
+        }
+        throw error
+      }
+    })
+    this.#queue = next.catch(() => undefined)
+    return next
+  }
+
+  /** Pushes the lease forward: the sweeper leaves a run alone while its lease holds. */
+  renew(): Promise<void> {
+    return this.write((_, row) => {
+      row.leaseUntil = new Date(Date.now() + this.leaseMs)
+    })
+  }
+
+  /** Notes where the run looks (repository and commit) and which model it asks. */
+  setSubject(subject: { repo?: string; repoUrl?: string; commitSha?: string; model?: string; release?: string | null }): Promise<void> {
+    return this.write((_, row) => {
+      Object.assign(row, Object.fromEntries(Object.entries(subject).filter(([, v]) => v !== undefined)))
+    })
+  }
+
+  /** Records a step and adds its usage to the run's totals. */
+  step(step: { kind: InvestigationStep['kind']; name?: string; detail?: string; inputTokens?: number; outputTokens?: number; durationMs?: number }): Promise<void> {
+    const seq = ++this.#seq
+    return this.write((tx, row) => {
+      tx.persist(Object.assign(new InvestigationStep(), { investigationId: row.id, attempt: row.attempts, seq, kind: step.kind, name: step.name ?? '', detail: (step.detail ?? '').slice(0, 500), inputTokens: step.inputTokens ?? 0, outputTokens: step.outputTokens ?? 0, durationMs: Math.round(step.durationMs ?? 0) }))
+      if (step.kind === 'model') row.turns += 1
+      row.inputTokens += step.inputTokens ?? 0
+      row.outputTokens += step.outputTokens ?? 0
+      row.leaseUntil = new Date(Date.now() + this.leaseMs)
+    })
+  }
+
+  /** Ends the run with its one outcome; the issue takes the outcome's state and reason. */
+  finish(outcome: OutcomeRecord, durationMs: number): Promise<void> {
+    return this.write(async (tx, row) => {
+      row.state = outcome.kind
+      row.finishedAt = new Date()
+      row.durationMs = Math.round(durationMs)
+      tx.persist(Object.assign(new InvestigationOutcome(), {
+        investigationId: row.id,
+        kind: outcome.kind,
+        reasonCode: outcome.reasonCode ?? '',
+        reasonMessage: outcome.reasonMessage ?? '',
+        remediation: outcome.remediation ?? '',
+        summary: outcome.summary ?? '',
+        chain: outcome.chain ?? [],
+        fix: outcome.fix ?? '',
+        cause: outcome.cause ?? null,
+        confidence: outcome.confidence ?? null,
+      }))
+      for (const citation of outcome.citations ?? []) tx.persist(Object.assign(new InvestigationCitation(), { investigationId: row.id, ...citation }))
+      await setIssueStatus(tx, row.issueId, outcome.kind, outcome.reasonCode ?? '', outcome.reasonMessage ?? '')
+    })
+  }
+}

@@ -1,0 +1,23 @@
+import { readFileSync } from 'node:fs'
+import t from 'tap'
+import { STOPS } from '../../services/investigator/stops.js'
+
+t.test('docs/errors.md lists exactly the investigation stop codes, with the same remediation', async (t) => {
+  const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8')
+  const section = doc.slice(doc.indexOf('## Investigation stops'))
+  const rows = [...section.matchAll(/^\| `([a-z_]+)` \| (.+) \|$/gm)].map((m) => ({ code: m[1]!, remediation: m[2]! }))
+  t.same(rows.map((r) => r.code).sort(), Object.keys(STOPS).sort(), 'same codes')
+  for (const row of rows) t.equal(row.remediation, STOPS[row.code as keyof typeof STOPS], `${row.code} remediation`)
+})
+
+t.test('the issue names at least the stop codes the product promises, each with an action', async (t) => {
+  for (const code of ['missing_model_key', 'codehost_not_connected', 'repo_access_denied', 'no_app_frames', 'sourcemap_missing', 'model_unavailable', 'budget_exhausted', 'unverified_analysis', 'low_confidence']) {
+    t.ok(code in STOPS, code)
+  }
+  for (const [code, remediation] of Object.entries(STOPS)) t.match(remediation, /\b(set|attach|grant|check|upload|try|raise|press|look|report)\b/i, `${code} says what to do`)
+})
+
+t.test('docs/investigations.md explains every stop code', async (t) => {
+  const doc = readFileSync(new URL('../../docs/investigations.md', import.meta.url), 'utf8')
+  for (const code of Object.keys(STOPS)) t.match(doc, `| \`${code}\` |`, code)
+})
