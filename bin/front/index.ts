@@ -1,16 +1,18 @@
 /**
  * What `svc ingress` runs on INGESTION_PORT: ingestion and the web side on one uWS app. Each side
- * knows only the kernel; this is where they meet. Ingestion's parts, the long polls' WakeHub and
- * the SDK-ping recorder are started here, wired into one app, and stopped in turn.
+ * knows only the kernel; this is where they meet. Ingestion's parts, the long polls' WakeHub, the
+ * SDK-ping recorder and the web side's ORM are started here, wired into one app, and stopped in turn.
  */
 import type { Redis } from 'ioredis'
 import type { Config } from '../../shared/config.js'
 import type { Db } from '../../shared/db.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import type { Logger } from '../../shared/log.js'
+import { createOrm, type Orm } from '../../shared/orm.js'
 import type { ChatPlugin, CodehostPlugin } from '../../shared/plugins/types.js'
 import { publishWake, type StreamKeys } from '../../shared/redis.js'
 import { startIngestion } from '../../services/ingress/index.js'
+import { INVESTIGATOR_ENTITIES } from '../../services/investigator/store/entities.js'
 import { SdkSeen, WakeHub } from '../../services/web/index.js'
 import { createFrontApp } from './app.js'
 
@@ -22,11 +24,16 @@ export interface FrontOptions {
   keys: StreamKeys
   log: Logger
   /** Limits, the public base URL and the setup-session settings. */
-  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts'>
+  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts' | 'investigations'>
   /** Code host and chat integrations; absent ones turn their setup steps into clear refusals. */
   plugins: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }
   port: number
   host: string
+  /**
+   * The ORM the web side reads investigations through; the caller keeps it open and closes it.
+   * Absent, the front opens its own over db (each ingress thread has its own, as it has its own pool).
+   */
+  orm?: Orm
 }
 
 export interface Front {
@@ -39,6 +46,17 @@ export async function startFront(options: FrontOptions): Promise<Front> {
   const { db, redis, keys, config } = options
   const log = options.log.child({ service: 'ingress' })
   const ingestion = await startIngestion({ db, objects: options.objects, redis, keys, log, limits: config.limits })
+  let orm: Orm
+  try {
+    orm = options.orm ?? (await createOrm(db, INVESTIGATOR_ENTITIES))
+  } catch (error) {
+    ingestion.stop()
+    throw error
+  }
+  // Closed on stop only when opened here.
+  const closeOrm = async (): Promise<void> => {
+    if (!options.orm) await orm.close()
+  }
   const hub = new WakeHub(redis)
   const sdkSeen = new SdkSeen(db, redis, keys)
   const setup = { db, redis, keys, log, baseUrl: config.baseUrl, limits: config.setup, codehost: options.plugins.codehost, chat: options.plugins.chat }
@@ -60,6 +78,8 @@ export async function startFront(options: FrontOptions): Promise<Front> {
       },
       log,
       proxyHops: config.trustedProxyHops,
+      orm,
+      investigationLeaseMs: config.investigations.leaseMs,
     },
     restarts: config.restarts,
   })
@@ -69,6 +89,7 @@ export async function startFront(options: FrontOptions): Promise<Front> {
   } catch (error) {
     ingestion.stop()
     hub.close()
+    await closeOrm()
     throw error
   }
   log.info('ingress listening', { port, host: options.host })
@@ -78,6 +99,7 @@ export async function startFront(options: FrontOptions): Promise<Front> {
       await app.close()
       ingestion.stop()
       hub.close()
+      await closeOrm()
     },
   }
 }

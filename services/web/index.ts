@@ -1,13 +1,15 @@
 /**
  * The web side: everything people and agents use besides ingestion. The setup-session API
- * (/api/v1/agent/...) and the dashboard's pages, registered on the one uWS app the process composes
- * (bin/front/), beside the ingestion routes.
+ * (/api/v1/agent/...), the project API (/api/v1/projects/...) and the dashboard's pages, registered
+ * on the one uWS app the process composes (bin/front/), beside the ingestion routes.
  */
 import type uWS from 'uWebSockets.js'
 import type { Logger } from '../../shared/log.js'
+import type { Orm } from '../../shared/orm.js'
 import { registerAgentRoutes } from './agent-routes.js'
 import type { DashboardDeps } from './dashboard/deps.js'
 import { registerDashboardRoutes } from './dashboard/routes.js'
+import { registerProjectApiRoutes } from './project-api/routes.js'
 import type { SetupDeps } from './setup/sessions.js'
 import type { WakeHub } from './setup/wake-hub.js'
 
@@ -25,11 +27,16 @@ export interface WebRouteDeps {
   track(work: Promise<void>): void
   /** Trusted proxies in front: per-address limits read the client from X-Forwarded-For. */
   proxyHops: number
+  /** The investigator's entities, for reading investigations and asking for another. */
+  orm: Orm
+  /** config.investigations.leaseMs, for the investigations people ask for. */
+  investigationLeaseMs: number
 }
 
-/** Registers the setup-session API and the dashboard on app. */
+/** Registers the setup-session API, the project API and the dashboard on app. */
 export function registerWebRoutes(app: uWS.TemplatedApp, deps: WebRouteDeps): void {
-  const { setup, track, proxyHops } = deps
+  const { setup, track, proxyHops, orm } = deps
   registerAgentRoutes(app, { setup, hub: deps.hub, track, proxyHops })
-  registerDashboardRoutes(app, { ...deps.dashboard, setup, log: deps.log, baseUrl: setup.baseUrl, codehost: setup.codehost, track, proxyHops })
+  registerProjectApiRoutes(app, { db: setup.db, orm, log: deps.log, secureCookies: deps.dashboard.secureCookies, track })
+  registerDashboardRoutes(app, { ...deps.dashboard, setup, log: deps.log, baseUrl: setup.baseUrl, codehost: setup.codehost, track, proxyHops, orm, investigationLeaseMs: deps.investigationLeaseMs })
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { INGEST_ERRORS } from '../../services/ingress/errors.js'
+import { PROJECT_API_ERRORS } from '../../services/web/project-api/errors.js'
 import { AGENT_ERRORS } from '../../services/web/setup/errors.js'
 
 /** Table rows of docs/errors.md, by the section (## heading) they sit under. */
@@ -17,6 +18,7 @@ function rowsBySection(): Map<string, Array<{ code: string; status: number; mess
 const CATALOGUES = [
   { name: 'ingestion', sections: /^(Ingestion|Source-map upload)/, catalogue: INGEST_ERRORS as Record<string, { status: number; message: string }> },
   { name: 'setup-session', sections: /^Setup sessions/, catalogue: AGENT_ERRORS as Record<string, { status: number; message: string }> },
+  { name: 'project API', sections: /^Project API/, catalogue: PROJECT_API_ERRORS as Record<string, { status: number; message: string }> },
 ]
 
 for (const { name, sections, catalogue } of CATALOGUES) {

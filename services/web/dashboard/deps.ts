@@ -1,5 +1,6 @@
 /** What the dashboard routes need from the composition root. */
 import type { Logger } from '../../../shared/log.js'
+import type { Orm } from '../../../shared/orm.js'
 import type { CodehostPlugin } from '../../../shared/plugins/types.js'
 import type { SetupDeps } from '../setup/sessions.js'
 
@@ -20,4 +21,8 @@ export interface DashboardDeps {
   track?: (work: Promise<void>) => void
   /** Trusted proxies in front (SVC_TRUSTED_PROXY_HOPS): where the client address is read from. */
   proxyHops?: number
+  /** The investigator's entities: the issue page reads an issue's investigation through them. */
+  orm: Orm
+  /** config.investigations.leaseMs: how long a requested investigation may wait before the sweeper dispatches it again. */
+  investigationLeaseMs: number
 }

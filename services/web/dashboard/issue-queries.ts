@@ -32,6 +32,9 @@ const LISTED_MESSAGE = 500
 export interface IssueDetail extends IssueRow {
   grouping_version: number
   detail_quality: number
+  /** Why the latest investigation stopped (needs_human), '' otherwise; the investigator sets both. */
+  reason_code: string
+  reason_message: string
 }
 
 export interface LatestEvent {
@@ -90,7 +93,8 @@ export interface RecentEvent {
 export async function getIssueDetail(db: Queryable, projectId: string, issueId: string): Promise<IssueDetail | undefined> {
   if (!isUuid(issueId)) return undefined
   const { rows } = await db.query<IssueDetail>(
-    `SELECT id, title, culprit, status, kind, noise, event_count, user_count, session_count, first_seen, last_seen, grouping_version, detail_quality
+    `SELECT id, title, culprit, status, kind, noise, event_count, user_count, session_count, first_seen, last_seen, grouping_version, detail_quality,
+            reason_code, reason_message
        FROM issues WHERE id = $1 AND project_id = $2`,
     [issueId, projectId],
   )

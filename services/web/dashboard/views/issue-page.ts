@@ -1,7 +1,8 @@
 /**
  * GET /projects/:id/issues/:issue_id: one issue told in source terms. Its title and culprit as the
- * grouper normalised them, the latest event's symbolicated frames and breadcrumbs, where and when it
- * happens, and the raw messages of its latest events (the title replaces one user's data).
+ * grouper normalised them, its investigation (investigation.ts), the latest event's symbolicated
+ * frames and breadcrumbs, where and when it happens, and the raw messages of its latest events (the
+ * title replaces one user's data).
  */
 import { html, type SafeHtml } from '../html.js'
 import type { DayCount, Facets, IssueDetail, LatestEvent, RecentEvent } from '../issue-queries.js'
@@ -12,6 +13,7 @@ import { breadcrumbsSection } from './breadcrumbs.js'
 import { noiseExplanation } from './explanations.js'
 import { dailyChart, facetsSection } from './facets.js'
 import { stackSection } from './frames.js'
+import { investigationSection, type InvestigationPanel } from './investigation.js'
 import { when } from './layout.js'
 import { noiseBadge, projectFrame } from './projects.js'
 
@@ -21,6 +23,7 @@ export interface IssuePageData {
   facets: Facets
   days: DayCount[]
   recent: RecentEvent[]
+  investigation: InvestigationPanel
 }
 
 /** How well the issue's title and culprit read in source terms (issues.detail_quality). */
@@ -47,6 +50,7 @@ ${noise ? html`<div class="notice noise-note" role="note"><strong>Noise: ${noise
   <dt>Last seen</dt><dd>${when(issue.last_seen)}</dd>
   <dt>Grouping</dt><dd>version ${issue.grouping_version} · ${DETAIL_QUALITY[issue.detail_quality] ?? `detail ${issue.detail_quality}`}</dd>
 </dl>
+${investigationSection(viewer, data.investigation)}
 <h2>Events per day</h2>
 ${dailyChart(data.days)}
 <h2>Latest event</h2>

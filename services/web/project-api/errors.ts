@@ -1,0 +1,27 @@
+/**
+ * The project API's error catalogue (/api/v1/projects/...): what the tool server to come, and
+ * anything else reading a project's issues, is answered when it cannot be. Every answer that is not
+ * a success carries `code` and `message`. docs/errors.md is kept in step by a test.
+ */
+import { CataloguedError, type ErrorDetail, type ErrorSpec } from '../../../shared/http/errors.js'
+
+/** Every code the project API answers with: status and what the client should do next. */
+export const PROJECT_API_ERRORS = {
+  not_signed_in: { status: 401, message: 'No dashboard session came with the request. Sign in to the dashboard, then send the request again with its session cookie.' },
+  project_not_found: { status: 404, message: 'None of your projects has this id. Check the project id in the dashboard address; do not retry with the same one.' },
+  issue_not_found: { status: 404, message: 'This project has no issue with this id. Check both ids: an issue belongs to exactly one project.' },
+  not_found: { status: 404, message: 'No such endpoint. Project endpoints live under /api/v1/projects/<project_id>.' },
+  unavailable: { status: 503, message: 'The service cannot reach its database right now. Retry in retry_after seconds.' },
+  internal_error: { status: 500, message: 'The service failed to handle the request. Retry once; if it persists, check the service logs.' },
+} as const satisfies Record<string, ErrorSpec>
+
+/** A code of the project API's catalogue. */
+export type ProjectApiErrorCode = keyof typeof PROJECT_API_ERRORS
+
+/** A failed project-API request: a catalogued code and its answer. */
+export class ProjectApiError extends CataloguedError<ProjectApiErrorCode> {
+  constructor(code: ProjectApiErrorCode, detail: ErrorDetail = {}) {
+    super(code, PROJECT_API_ERRORS[code], detail)
+    this.name = 'ProjectApiError'
+  }
+}
