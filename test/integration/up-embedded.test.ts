@@ -36,8 +36,11 @@ t.test('svc up on embedded defaults: event in, issue stored, data kept across a 
   const headers = { 'Content-Type': 'application/json', 'X-API-Key': SEED_INGEST_KEY }
   const answer = await postEvent(first.base, sampleEvent({ session_id: 'one' }), headers)
   t.equal(answer.status, 202, 'the seeded key is accepted')
-  await waitFor(async () => /eligible=0/.test(await (await fetch(first.health)).text()), 10_000, 50)
-  const workerHealth = await (await fetch(first.health)).text()
+  // Every service's queue drained (the grouper's, then the investigator's admission of the issue).
+  const workerHealth = await waitFor(async () => {
+    const text = await (await fetch(first.health)).text()
+    return /^queue_depth: eligible=0 held_back=0$/m.test(text) ? text : undefined
+  }, 10_000, 50)
   t.match(workerHealth, /^status: ok$/m)
   t.match(workerHealth, /^queue_depth: eligible=0 held_back=0$/m)
   t.equal(await first.stop(), 0, 'Ctrl-C exits cleanly')
@@ -45,7 +48,7 @@ t.test('svc up on embedded defaults: event in, issue stored, data kept across a 
   const second = await up(t, dataDir)
   const again = await postEvent(second.base, sampleEvent({ session_id: 'two' }), headers)
   t.equal(again.status, 202)
-  await waitFor(async () => /eligible=0/.test(await (await fetch(second.health)).text()), 10_000, 50)
+  await waitFor(async () => /^queue_depth: eligible=0 held_back=0$/m.test(await (await fetch(second.health)).text()), 10_000, 50)
   t.equal(await second.stop(), 0)
 
   // The data folder is free again once up has stopped: open it directly and look.

@@ -4,7 +4,9 @@ import { STOPS } from '../../services/investigator/stops.js'
 
 t.test('docs/errors.md lists exactly the investigation stop codes, with the same remediation', async (t) => {
   const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8')
-  const section = doc.slice(doc.indexOf('## Investigation stops'))
+  const start = doc.indexOf('## Investigation stops')
+  const end = doc.indexOf('\n## ', start + 1)
+  const section = doc.slice(start, end < 0 ? undefined : end)
   const rows = [...section.matchAll(/^\| `([a-z_]+)` \| (.+) \|$/gm)].map((m) => ({ code: m[1]!, remediation: m[2]! }))
   t.same(rows.map((r) => r.code).sort(), Object.keys(STOPS).sort(), 'same codes')
   for (const row of rows) t.equal(row.remediation, STOPS[row.code as keyof typeof STOPS], `${row.code} remediation`)
