@@ -51,7 +51,7 @@ export async function runInvestigation(deps: RunDeps, investigationId: string, a
   const slotKeeper = setInterval(() => void deps.slots.renew(holder).catch(() => undefined), deps.limits.leaseMs / 3)
   let record: RunRecord | undefined
   try {
-    const claim = await claimRun(deps.orm, investigationId, deps.limits.leaseMs)
+    const claim = await claimRun(deps.orm, investigationId, deps.limits.leaseMs, { maxAttempts })
     if (claim.status !== 'claimed') return
     record = claim.record
     const used = await tokensUsedToday(deps.orm, subject.issue.projectId)

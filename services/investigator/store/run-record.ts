@@ -28,14 +28,16 @@ export interface OutcomeRecord {
   citations?: Array<{ path: string; lineStart: number; lineEnd: number; quote: string }>
 }
 
-export type Claim = { status: 'claimed'; record: RunRecord } | { status: 'finished' | 'missing' }
+export type Claim = { status: 'claimed'; record: RunRecord } | { status: 'finished' | 'missing' | 'spent' }
 
 /** Claims an investigation for a run: analyzing, one more attempt (unless only to stop it), the lease starting now. */
-export async function claimRun(orm: Orm, investigationId: string, leaseMs: number, options: { countAttempt?: boolean } = {}): Promise<Claim> {
+export async function claimRun(orm: Orm, investigationId: string, leaseMs: number, options: { countAttempt?: boolean; maxAttempts?: number } = {}): Promise<Claim> {
   const em = orm.em.fork() as EntityManager
   const investigation = await em.findOne(Investigation, investigationId)
   if (!investigation) return { status: 'missing' }
   if ((OUTCOME_KINDS as readonly string[]).includes(investigation.state)) return { status: 'finished' }
+  // A run that used its attempts is not started again, whichever delivery brought it: the sweeper stops it (lease_lost).
+  if (options.countAttempt !== false && options.maxAttempts !== undefined && investigation.attempts >= options.maxAttempts) return { status: 'spent' }
   const record = new RunRecord(em, investigation, leaseMs)
   await record.write(async (tx, row) => {
     row.state = 'analyzing'
