@@ -5,7 +5,8 @@
  */
 import Anthropic from '@anthropic-ai/sdk'
 import type { ModelPlugin, PluginModule } from '../../shared/plugins/types.js'
-import { explainFailure } from './failures.js'
+import { modelTurn } from '../../shared/plugins/model-turn.js'
+import { anthropicErrors } from './failures.js'
 import { fromAnthropicReply, toAnthropicBody } from './wire.js'
 
 /** Settings after the loader applied the schema's defaults. */
@@ -47,50 +48,12 @@ const plugin: PluginModule<'model'> = {
       // The SDK's log lines may show request details; ours say what matters and nothing secret.
       logLevel: 'off',
     })
+    const turn = { plugin: 'model-anthropic', label, origin: origin, timeoutMs, log: context.log, errors: anthropicErrors }
     return {
       label,
-      async complete(request) {
-        const deadline = startDeadline(timeoutMs, request.signal)
-        try {
-          const body = await client.messages.create(toAnthropicBody(request, model), { signal: deadline.signal })
-          const reply = fromAnthropicReply(body, label)
-          context.log.debug('model-anthropic: turn answered', { model: label, stop: reply.stop, toolCalls: reply.toolCalls.length, ...reply.usage })
-          return reply
-        } catch (error) {
-          const failure = explainFailure(error, { label, origin, timeoutMs, aborted: request.signal?.aborted === true, timedOut: deadline.timedOut() })
-          context.log.warn('model-anthropic: turn failed', { model: label, error: failure.message })
-          throw failure
-        } finally {
-          deadline.clear()
-        }
-      },
+      complete: (request) => modelTurn(turn, request, (signal) => client.messages.create(toAnthropicBody(request, model), { signal }).then((body) => fromAnthropicReply(body, label))),
     }
   },
-}
-
-/**
- * A signal that aborts at timeoutMs or when the caller's signal does. The SDK's own timeout stops
- * at the response headers; this one also covers a body that trickles in.
- */
-function startDeadline(timeoutMs: number, caller: AbortSignal | undefined) {
-  const controller = new AbortController()
-  let timedOut = false
-  const timer = setTimeout(() => {
-    timedOut = true
-    controller.abort()
-  }, timeoutMs)
-  const onAbort = (): void => controller.abort()
-  // Removed again in clear(): the caller's signal lives for a whole run of many turns.
-  caller?.addEventListener('abort', onAbort, { once: true })
-  if (caller?.aborted) controller.abort()
-  return {
-    signal: controller.signal,
-    timedOut: () => timedOut,
-    clear: () => {
-      clearTimeout(timer)
-      caller?.removeEventListener('abort', onAbort)
-    },
-  }
 }
 
 export default plugin

@@ -6,7 +6,8 @@
  */
 import OpenAI from 'openai'
 import type { ModelPlugin, PluginModule } from '../../shared/plugins/types.js'
-import { explainFailure } from './failures.js'
+import { modelTurn } from '../../shared/plugins/model-turn.js'
+import { openAiErrors } from './failures.js'
 import { fromOpenAiReply, toOpenAiBody } from './wire.js'
 
 /** Settings after the loader applied the schema's defaults. */
@@ -57,50 +58,12 @@ const plugin: PluginModule<'model'> = {
       // The SDK's log lines may show request details; ours say what matters and nothing secret.
       logLevel: 'off',
     })
+    const turn = { plugin: 'model-openai', label, origin: root.origin, timeoutMs, log: context.log, errors: openAiErrors }
     return {
       label,
-      async complete(request) {
-        const deadline = startDeadline(timeoutMs, request.signal)
-        try {
-          const body: unknown = await client.chat.completions.create(toOpenAiBody(request, model, officialApi), { signal: deadline.signal })
-          const reply = fromOpenAiReply(body, label)
-          context.log.debug('model-openai: turn answered', { model: label, stop: reply.stop, toolCalls: reply.toolCalls.length, ...reply.usage })
-          return reply
-        } catch (error) {
-          const failure = explainFailure(error, { label, origin: root.origin, timeoutMs, aborted: request.signal?.aborted === true, timedOut: deadline.timedOut() })
-          context.log.warn('model-openai: turn failed', { model: label, error: failure.message })
-          throw failure
-        } finally {
-          deadline.clear()
-        }
-      },
+      complete: (request) => modelTurn(turn, request, (signal) => client.chat.completions.create(toOpenAiBody(request, model, officialApi), { signal }).then((body: unknown) => fromOpenAiReply(body, label))),
     }
   },
-}
-
-/**
- * A signal that aborts at timeoutMs or when the caller's signal does. The SDK's own timeout stops
- * at the response headers; this one also covers a body that trickles in.
- */
-function startDeadline(timeoutMs: number, caller: AbortSignal | undefined) {
-  const controller = new AbortController()
-  let timedOut = false
-  const timer = setTimeout(() => {
-    timedOut = true
-    controller.abort()
-  }, timeoutMs)
-  const onAbort = (): void => controller.abort()
-  // Removed again in clear(): the caller's signal lives for a whole run of many turns.
-  caller?.addEventListener('abort', onAbort, { once: true })
-  if (caller?.aborted) controller.abort()
-  return {
-    signal: controller.signal,
-    timedOut: () => timedOut,
-    clear: () => {
-      clearTimeout(timer)
-      caller?.removeEventListener('abort', onAbort)
-    },
-  }
 }
 
 export default plugin
