@@ -22,8 +22,8 @@ export async function createOrm(db: Db, entities: EntitySchema[]): Promise<Orm> 
     entities,
     discovery: { warnWhenNoEntities: false },
     debug: false,
-    allowGlobalContext: false,
     // Entities are read and written inside explicit forks (em.fork()) per unit of work.
+    allowGlobalContext: false,
     forceUtcTimezone: true,
   }
   if (!db.singleConnection) {

@@ -18,7 +18,7 @@ export interface Budgets {
   deadline: number
 }
 
-type RepoTools = Awaited<ReturnType<typeof createRepoTools>>
+type RepoTools = ReturnType<typeof createRepoTools>
 
 /** Output tokens one model turn may use. */
 const TURN_OUTPUT_TOKENS = 4096

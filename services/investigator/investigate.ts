@@ -68,7 +68,7 @@ export async function investigate(subject: Subject, tools: { model: ModelPlugin;
       const files = [...new Set(frames.filter((frame) => frame.inApp && frame.original).map((frame) => normalizeSourcePath(frame.original!.file)))].slice(0, 5).join(', ')
       throw new Stop('no_app_frames', `None of the stack's source files is in ${repo} at ${commit.slice(0, 12)} (${files}): the code that threw comes from elsewhere.`)
     }
-    const repoTools = await createRepoTools(root, index)
+    const repoTools = createRepoTools(root, index)
     const answer = await converse(tools.model, repoTools, eventMessage(inputOf(subject, event, frames, repo, commit)), budgets, record, signal)
     const evidence = await checkEvidence(answer, { dir: root, readFiles: repoTools.readFiles })
     if (!evidence.ok) {

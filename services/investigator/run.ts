@@ -56,16 +56,16 @@ export async function runInvestigation(deps: RunDeps, investigationId: string, a
     record = claim.record
     const used = await tokensUsedToday(deps.orm, subject.issue.projectId)
     if (used >= deps.limits.projectDailyTokens) {
-      return await finishRecord(record, stop('budget_exhausted', `The project's investigations used ${used} of ${deps.limits.projectDailyTokens} model tokens today (UTC).`), 0)
+      return await record.finish(stop('budget_exhausted', `The project's investigations used ${used} of ${deps.limits.projectDailyTokens} model tokens today (UTC).`), 0)
     }
     const started = Date.now()
     const leaseKeeper = setInterval(() => void record!.renew().catch(() => undefined), deps.limits.leaseMs / 3)
     try {
       const budgets = { maxTurns: deps.limits.maxTurns, maxTokens: Math.min(deps.limits.maxTokens, deps.limits.projectDailyTokens - used), deadline: started + deps.limits.maxRunMs }
       const outcome = await investigate(subject, { model: deps.tools.model!, codehost: deps.tools.codehost! }, budgets, record, signal)
-      await finishRecord(record, outcome, Date.now() - started)
+      await record.finish(outcome, Date.now() - started)
     } catch (error) {
-      if (error instanceof Stop) return await finishRecord(record, stop(error.code, error.message), Date.now() - started)
+      if (error instanceof Stop) return await record.finish(stop(error.code, error.message), Date.now() - started)
       throw error
     } finally {
       clearInterval(leaseKeeper)
@@ -76,7 +76,7 @@ export async function runInvestigation(deps: RunDeps, investigationId: string, a
     if (attempt < maxAttempts) throw error
     const code: StopCode = error instanceof CodehostUnreachable ? 'codehost_unavailable' : 'investigation_failed'
     deps.log.error('investigation failed on its last attempt', { investigation: investigationId, error })
-    if (record) await finishRecord(record, stop(code, (error as Error).message), 0).catch(() => undefined)
+    if (record) await record.finish(stop(code, (error as Error).message), 0).catch(() => undefined)
     else await finishWith(deps, investigationId, stop(code, (error as Error).message))
   } finally {
     clearInterval(slotKeeper)
@@ -101,10 +101,6 @@ async function waitForSlot(deps: RunDeps, em: EntityManager, row: Investigation,
     await sleep(SLOT_POLL, signal)
   }
   return true
-}
-
-async function finishRecord(record: RunRecord, outcome: OutcomeRecord, durationMs: number): Promise<void> {
-  await record.finish(outcome, durationMs)
 }
 
 /** Claims and finishes at once: a stop decided before any work. */
