@@ -218,6 +218,8 @@ export class StreamConsumer extends EventEmitter {
         this.#held = entries
         throw new Held(error) // the read loop waits for recovery, then this batch is tried again as it is
       }
+      // A lone entry has nothing to be isolated from: running it again would be a second attempt.
+      if (entries.length === 1) return this.#failOrSplit(entries[0]!, error)
       // Otherwise: isolate the entries that fail from those that do not.
     }
     for (const [i, entry] of entries.entries()) {
@@ -229,9 +231,7 @@ export class StreamConsumer extends EventEmitter {
           this.#held = entries.slice(i)
           throw new Held(error)
         }
-        const parts = this.#split?.(entry)
-        if (parts && parts.length > 1) await this.#splitUp(entry, parts)
-        else await this.#fail(entry, error as Error)
+        await this.#failOrSplit(entry, error)
       }
     }
   }
@@ -241,6 +241,13 @@ export class StreamConsumer extends EventEmitter {
   async #ack(entries: StreamEntry[]): Promise<void> {
     this.#lease.drop(entries)
     await acknowledge(this.#redis, this.#keys, entries)
+  }
+
+  /** A failed entry is retried later, or split into parts that may each succeed. */
+  async #failOrSplit(entry: StreamEntry, error: unknown): Promise<void> {
+    const parts = this.#split?.(entry)
+    if (parts && parts.length > 1) await this.#splitUp(entry, parts)
+    else await this.#fail(entry, error as Error)
   }
 
   async #fail(entry: StreamEntry, error: Error): Promise<void> {
