@@ -40,6 +40,8 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
   const sweeper = new LeaseSweeper({ orm: deps.orm, redis: deps.redis, keys: deps.keys, leaseMs: deps.limits.leaseMs, maxAttempts: deps.timing.maxAttempts })
   sweeper.on('error', (error: unknown) => log.warn('lease sweep failed', { error }))
   let active = 0
+  // Aborted when the service stops: a run hands its investigation back rather than holding shutdown.
+  let stopping = new AbortController()
   const common = {
     redis: deps.redis,
     leaseMs: deps.timing.leaseMs,
@@ -69,7 +71,8 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
       handler: async ([entry], { signal }) => {
         active++
         try {
-          await runInvestigation({ db: deps.db, orm: deps.orm, tools: deps.tools, slots, limits: deps.limits, log, holder: `${name}-${i}` }, entry!.fields.investigation ?? '', entry!.attempt, deps.timing.maxAttempts, signal)
+          const run = { db: deps.db, orm: deps.orm, tools: deps.tools, slots, limits: deps.limits, log, holder: `${name}-${i}`, stopping: stopping.signal }
+          await runInvestigation(run, entry!.fields.investigation ?? '', entry!.attempt, deps.timing.maxAttempts, AbortSignal.any([signal, stopping.signal]))
         } finally {
           active--
         }
@@ -83,10 +86,12 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
   return {
     name: 'investigator',
     start: async () => {
+      stopping = new AbortController()
       for (const consumer of consumers) await consumer.start()
       sweeper.start()
     },
     stop: async () => {
+      stopping.abort()
       await sweeper.stop()
       await Promise.all(consumers.map((consumer) => consumer.stop()))
     },

@@ -29,6 +29,8 @@ export interface RunDeps {
   log: Logger
   /** Names this process's slot holds. */
   holder: string
+  /** Aborted when this process stops. */
+  stopping: AbortSignal
 }
 
 /** How often a waiting handler asks for a slot. */
@@ -71,9 +73,18 @@ export async function runInvestigation(deps: RunDeps, investigationId: string, a
       clearInterval(leaseKeeper)
     }
   } catch (error) {
-    if (error instanceof RunTakenOver || signal.aborted) return
+    if (error instanceof RunTakenOver) return
+    if (signal.aborted) {
+      // Stopping: the run goes back to the queue with its lease lapsed, so the sweeper dispatches it to a live worker at once.
+      if (deps.stopping.aborted && record && !record.lost) await record.requeue(0).catch(() => undefined)
+      return
+    }
     // An outage of the code host or the database is retried by the stream; the last attempt stops.
-    if (attempt < maxAttempts) throw error
+    if (attempt < maxAttempts) {
+      // Queued again, so the retry claims it at once rather than waiting for the lease to lapse.
+      if (record && !record.lost) await record.requeue().catch(() => undefined)
+      throw error
+    }
     const code: StopCode = error instanceof CodehostUnreachable ? 'codehost_unavailable' : 'investigation_failed'
     deps.log.error('investigation failed on its last attempt', { investigation: investigationId, error })
     if (record) await record.finish(stop(code, (error as Error).message), 0).catch(() => undefined)

@@ -28,7 +28,7 @@ export interface OutcomeRecord {
   citations?: Array<{ path: string; lineStart: number; lineEnd: number; quote: string }>
 }
 
-export type Claim = { status: 'claimed'; record: RunRecord } | { status: 'finished' | 'missing' | 'spent' }
+export type Claim = { status: 'claimed'; record: RunRecord } | { status: 'finished' | 'missing' | 'spent' | 'held' }
 
 /** Claims an investigation for a run: analyzing, one more attempt (unless only to stop it), the lease starting now. */
 export async function claimRun(orm: Orm, investigationId: string, leaseMs: number, options: { countAttempt?: boolean; maxAttempts?: number } = {}): Promise<Claim> {
@@ -36,6 +36,8 @@ export async function claimRun(orm: Orm, investigationId: string, leaseMs: numbe
   const investigation = await em.findOne(Investigation, investigationId)
   if (!investigation) return { status: 'missing' }
   if ((OUTCOME_KINDS as readonly string[]).includes(investigation.state)) return { status: 'finished' }
+  // Another worker runs it and renews its lease: a delivery that overlapped its claim leaves it alone.
+  if (investigation.state === 'analyzing' && investigation.leaseUntil.getTime() > Date.now()) return { status: 'held' }
   // A run that used its attempts is not started again, whichever delivery brought it: the sweeper stops it (lease_lost).
   if (options.countAttempt !== false && options.maxAttempts !== undefined && investigation.attempts >= options.maxAttempts) return { status: 'spent' }
   const record = new RunRecord(em, investigation, leaseMs)
@@ -95,6 +97,19 @@ export class RunRecord {
   renew(): Promise<void> {
     return this.write((_, row) => {
       row.leaseUntil = new Date(Date.now() + this.leaseMs)
+    })
+  }
+
+  /**
+   * Hands the run back to the queue: for the stream's next delivery of it (an outage it may outlast),
+   * or, with a lease of 0, for the sweeper to dispatch at once. The attempt stays counted (its steps
+   * and tokens are kept under its number).
+   */
+  requeue(leaseMs = this.leaseMs): Promise<void> {
+    return this.write(async (tx, row) => {
+      row.state = 'queued'
+      row.leaseUntil = new Date(Date.now() + leaseMs)
+      await setIssueStatus(tx, row.issueId, 'queued', '', '')
     })
   }
 
