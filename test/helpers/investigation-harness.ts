@@ -6,7 +6,7 @@
  * issue's state. Every test ends with the database invariants checked.
  */
 import { randomBytes } from 'node:crypto'
-import { rm } from 'node:fs/promises'
+import { readFile, rm } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { createLogger } from '../../shared/log.js'
 import { createOrm, type Orm } from '../../shared/orm.js'
@@ -50,6 +50,8 @@ export interface Harness {
   orm: Orm
   token: string
   commit: string
+  /** Uploads the fixture's source maps for release (the harness uploads them for the fixture's own). */
+  uploadMaps(release: string): Promise<void>
   /** Sends one event of bug per user (distinct users and sessions), answers the issue id. */
   send(bug: FixtureBug['key'], users: number, overrides?: { message?: string; release?: string }): Promise<string>
   /** Waits until the issue's status is one of states; answers its row. */
@@ -82,14 +84,15 @@ export async function startHarness(t: HarnessTeardown, options: HarnessOptions =
   const orm = await createOrm(stack.db, INVESTIGATOR_ENTITIES)
   t.teardown(() => orm.close())
   if (options.attach !== false) await stack.db.query('UPDATE projects SET codehost_repo = $1 WHERE id = $2', [REPO, stack.projectId])
-  if (options.maps !== false) {
+  const uploadMaps = async (release: string): Promise<void> => {
     const key = await stack.mint('sourcemap')
     for (const map of fixture.maps) {
-      const body = await import('node:fs/promises').then((fs) => fs.readFile(map.file))
-      const answer = await fetch(`${stack.baseUrl}/api/v1/sourcemaps?release=${encodeURIComponent(fixture.release)}&path=${map.urlPath}`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': key }, body })
+      const body = await readFile(map.file)
+      const answer = await fetch(`${stack.baseUrl}/api/v1/sourcemaps?release=${encodeURIComponent(release)}&path=${map.urlPath}`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': key }, body })
       if (answer.status !== 201) throw new Error(`map upload answered ${answer.status}`)
     }
   }
+  if (options.maps !== false) await uploadMaps(fixture.release)
   const harness: Harness = {
     stack,
     fixture,
@@ -98,6 +101,7 @@ export async function startHarness(t: HarnessTeardown, options: HarnessOptions =
     orm,
     token,
     commit,
+    uploadMaps,
     async send(bug, users, overrides = {}) {
       let eventId = ''
       for (let i = 0; i < users; i++) {
