@@ -30,6 +30,77 @@ CREATE TABLE public.events (
 );
 ALTER TABLE ONLY public.events ALTER COLUMN "grouping" SET COMPRESSION lz4;
 ALTER TABLE ONLY public.events ALTER COLUMN payload SET COMPRESSION lz4;
+CREATE TABLE public.fix_evidence (
+    id bigint NOT NULL,
+    fix_id uuid NOT NULL,
+    attempt integer NOT NULL,
+    seq integer NOT NULL,
+    tier text NOT NULL,
+    phase text NOT NULL,
+    command text NOT NULL,
+    exit_code integer,
+    timed_out boolean DEFAULT false NOT NULL,
+    output_capped boolean DEFAULT false NOT NULL,
+    infra_error text DEFAULT ''::text NOT NULL,
+    met boolean NOT NULL,
+    excerpt text DEFAULT ''::text NOT NULL,
+    duration_ms integer DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT fix_evidence_check CHECK ((NOT (met AND (infra_error <> ''::text)))),
+    CONSTRAINT fix_evidence_phase_check CHECK ((phase = ANY (ARRAY['baseline'::text, 'fix'::text]))),
+    CONSTRAINT fix_evidence_tier_check CHECK ((tier = ANY (ARRAY['setup'::text, 'E0'::text, 'E1'::text, 'E2'::text])))
+);
+CREATE SEQUENCE public.fix_evidence_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+ALTER SEQUENCE public.fix_evidence_id_seq OWNED BY public.fix_evidence.id;
+CREATE TABLE public.fixes (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    investigation_id uuid NOT NULL,
+    issue_id uuid NOT NULL,
+    project_id uuid NOT NULL,
+    trigger text NOT NULL,
+    requested_by uuid,
+    state text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    lease_until timestamp with time zone NOT NULL,
+    repo text DEFAULT ''::text NOT NULL,
+    base_sha text DEFAULT ''::text NOT NULL,
+    branch text DEFAULT ''::text NOT NULL,
+    test_file text DEFAULT ''::text NOT NULL,
+    summary text DEFAULT ''::text NOT NULL,
+    diff text DEFAULT ''::text NOT NULL,
+    review text DEFAULT ''::text NOT NULL,
+    review_reason text DEFAULT ''::text NOT NULL,
+    delivery text DEFAULT ''::text NOT NULL,
+    pr_number integer,
+    pr_url text DEFAULT ''::text NOT NULL,
+    head_sha text DEFAULT ''::text NOT NULL,
+    ci_state text DEFAULT ''::text NOT NULL,
+    ci_checked_at timestamp with time zone,
+    reason_code text DEFAULT ''::text NOT NULL,
+    reason_message text DEFAULT ''::text NOT NULL,
+    remediation text DEFAULT ''::text NOT NULL,
+    model text DEFAULT ''::text NOT NULL,
+    turns integer DEFAULT 0 NOT NULL,
+    input_tokens bigint DEFAULT 0 NOT NULL,
+    output_tokens bigint DEFAULT 0 NOT NULL,
+    duration_ms integer DEFAULT 0 NOT NULL,
+    version integer DEFAULT 1 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    started_at timestamp with time zone,
+    finished_at timestamp with time zone,
+    CONSTRAINT fixes_check CHECK (((state = 'needs_human'::text) = (reason_code <> ''::text))),
+    CONSTRAINT fixes_check1 CHECK (((state = ANY (ARRAY['pr_draft'::text, 'pr_created'::text])) = ((pr_number IS NOT NULL) AND (delivery <> ''::text)))),
+    CONSTRAINT fixes_check2 CHECK (((state <> 'pr_created'::text) OR (delivery = 'ready'::text))),
+    CONSTRAINT fixes_delivery_check CHECK ((delivery = ANY (ARRAY[''::text, 'draft'::text, 'limited_draft'::text, 'ready'::text]))),
+    CONSTRAINT fixes_review_check CHECK ((review = ANY (ARRAY[''::text, 'approved'::text, 'vetoed'::text]))),
+    CONSTRAINT fixes_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'fixing'::text, 'pr_draft'::text, 'pr_created'::text, 'needs_human'::text]))),
+    CONSTRAINT fixes_trigger_check CHECK ((trigger = ANY (ARRAY['auto'::text, 'manual'::text])))
+);
 CREATE TABLE public.investigation_citations (
     id bigint NOT NULL,
     investigation_id uuid NOT NULL,
@@ -151,6 +222,7 @@ CREATE TABLE public.projects (
     chat_connected_at timestamp with time zone,
     sdk_seen_at timestamp with time zone,
     grouping_version integer DEFAULT 3 NOT NULL,
+    fix_limited_drafts boolean DEFAULT false NOT NULL,
     CONSTRAINT projects_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
 );
 CREATE TABLE public.setup_sessions (
@@ -208,6 +280,7 @@ CREATE TABLE public.web_sessions (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     expires_at timestamp with time zone NOT NULL
 );
+ALTER TABLE ONLY public.fix_evidence ALTER COLUMN id SET DEFAULT nextval('public.fix_evidence_id_seq'::regclass);
 ALTER TABLE ONLY public.investigation_citations ALTER COLUMN id SET DEFAULT nextval('public.investigation_citations_id_seq'::regclass);
 ALTER TABLE ONLY public.investigation_steps ALTER COLUMN id SET DEFAULT nextval('public.investigation_steps_id_seq'::regclass);
 ALTER TABLE ONLY public.api_keys
@@ -218,6 +291,12 @@ ALTER TABLE ONLY public.environments
     ADD CONSTRAINT environments_project_id_name_key UNIQUE (project_id, name);
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.fix_evidence
+    ADD CONSTRAINT fix_evidence_fix_id_attempt_seq_key UNIQUE (fix_id, attempt, seq);
+ALTER TABLE ONLY public.fix_evidence
+    ADD CONSTRAINT fix_evidence_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.fixes
+    ADD CONSTRAINT fixes_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.investigation_citations
     ADD CONSTRAINT investigation_citations_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.investigation_outcomes
@@ -255,6 +334,9 @@ ALTER TABLE ONLY public.web_sessions
 CREATE INDEX api_keys_project ON public.api_keys USING btree (project_id);
 CREATE INDEX events_issue_received ON public.events USING btree (issue_id, received_at DESC);
 CREATE INDEX events_project_received ON public.events USING btree (project_id, received_at DESC);
+CREATE INDEX fixes_issue ON public.fixes USING btree (issue_id, created_at);
+CREATE INDEX fixes_lease ON public.fixes USING btree (lease_until) WHERE (state = ANY (ARRAY['queued'::text, 'fixing'::text]));
+CREATE UNIQUE INDEX fixes_one_active ON public.fixes USING btree (issue_id) WHERE (state = ANY (ARRAY['queued'::text, 'fixing'::text]));
 CREATE INDEX investigation_citations_investigation ON public.investigation_citations USING btree (investigation_id);
 CREATE INDEX investigations_lease ON public.investigations USING btree (lease_until) WHERE (state = ANY (ARRAY['queued'::text, 'analyzing'::text]));
 CREATE UNIQUE INDEX investigations_one_active ON public.investigations USING btree (issue_id) WHERE (state = ANY (ARRAY['queued'::text, 'analyzing'::text]));
@@ -276,6 +358,16 @@ ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.fix_evidence
+    ADD CONSTRAINT fix_evidence_fix_id_fkey FOREIGN KEY (fix_id) REFERENCES public.fixes(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.fixes
+    ADD CONSTRAINT fixes_investigation_id_fkey FOREIGN KEY (investigation_id) REFERENCES public.investigations(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.fixes
+    ADD CONSTRAINT fixes_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.fixes
+    ADD CONSTRAINT fixes_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.fixes
+    ADD CONSTRAINT fixes_requested_by_fkey FOREIGN KEY (requested_by) REFERENCES public.users(id) ON DELETE SET NULL;
 ALTER TABLE ONLY public.investigation_citations
     ADD CONSTRAINT investigation_citations_investigation_id_fkey FOREIGN KEY (investigation_id) REFERENCES public.investigations(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.investigation_outcomes

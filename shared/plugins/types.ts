@@ -6,7 +6,9 @@
  */
 import type { Logger } from '../log.js'
 import type { ModelPlugin } from './model-types.js'
+import type { PullRequestAccess } from './pull-request-types.js'
 import type { RepositoryAccess } from './repository-types.js'
+import type { SandboxPlugin } from './sandbox-types.js'
 
 export type PluginKind = 'codehost' | 'chat' | 'model' | 'embeddings' | 'sandbox' | 'objectstore'
 
@@ -36,12 +38,17 @@ export type PluginInstance<K extends PluginKind> = K extends 'codehost'
       ? ObjectStorePlugin
       : K extends 'model'
         ? ModelPlugin
-        : object
+        : K extends 'sandbox'
+          ? SandboxPlugin
+          : object
 
 export type { ModelPlugin, ModelRequest, ModelReply, ModelMessage, ModelTool, ModelToolCall, ModelUsage } from './model-types.js'
 export { ModelUnavailable, ModelRejected } from './model-types.js'
 export type { RepositoryAccess, ClonedRepository, RepositoryInfo } from './repository-types.js'
 export { RepositoryDenied } from './repository-types.js'
+export type { PullRequestAccess, PullRequestRef, CiResult } from './pull-request-types.js'
+export type { SandboxPlugin, Sandbox, SandboxTemplate, CommandResult, RunOptions } from './sandbox-types.js'
+export { SandboxTemplateMissing, SandboxUnavailable, SandboxPathRefused } from './sandbox-types.js'
 
 /** Thrown by a codehost plugin when the code host cannot be reached or answers 5xx: callers answer 503. */
 export class CodehostUnreachable extends Error {
@@ -94,6 +101,11 @@ export interface CodehostPlugin {
    * CODEHOST_TOKEN or the app's installation token; undefined when neither is configured.
    */
   readonly repositories: RepositoryAccess | undefined
+  /**
+   * Pushing fix branches, pull requests, their comments and CI, with the same credential as
+   * repositories; undefined when neither is configured.
+   */
+  readonly pullRequests?: PullRequestAccess | undefined
 }
 
 /** The result of a chat delivery. error is safe to show and log: it never contains the webhook URL. */
