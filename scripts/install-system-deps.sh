@@ -2,8 +2,9 @@
 # Installs what the tests and benchmarks need on Debian 12, as root, and nothing that is already
 # there: redis-server, PostgreSQL 15 with pgvector (built from Debian's own source package, which
 # Debian 12 does not ship for PostgreSQL 15), Chromium and Firefox ESR for the SDK's browser tests,
-# wrk for the benchmarks, docker-compose to validate compose.yml, and curl and jq for the README's
-# agent walk-through, which a test runs. Safe to rerun. Details go to
+# wrk for the benchmarks, docker-compose to validate compose.yml, curl and jq for the README's
+# agent walk-through, which a test runs, and bubblewrap, which isolates sandbox-local's commands
+# (docs/sandbox.md). Safe to rerun. Details go to
 # $LOG; one line per step goes to stdout.
 set -euo pipefail
 
@@ -23,7 +24,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 missing=()
-for pkg in redis-server "postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR" build-essential chromium firefox-esr wrk docker-compose curl jq; do
+for pkg in redis-server "postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR" build-essential chromium firefox-esr wrk docker-compose curl jq bubblewrap; do
   have_pkg "$pkg" || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -23,10 +23,20 @@ export interface PluginsConfig {
   readonly chat: PluginChoice
   /** Undefined when MODEL_API_KEY is unset: no model, so no investigations (loadModelPlugin). */
   readonly model: PluginChoice | undefined
+  /** Where fixes are built and tested: always one, sandbox-local unless SVC_SANDBOX_PLUGIN says otherwise (loadSandboxPlugin). */
+  readonly sandbox: PluginChoice
 }
 
+/** sandbox-local's settings and the variables that set them; other sandbox plugins take SANDBOX_API_KEY instead. */
+const SANDBOX_LOCAL_VARIABLES = Object.freeze({
+  requireIsolation: 'SVC_SANDBOX_REQUIRE_ISOLATION',
+  cpuSeconds: 'SVC_SANDBOX_CPU_SECONDS',
+  memoryMb: 'SVC_SANDBOX_MEMORY_MB',
+  maxProcesses: 'SVC_SANDBOX_MAX_PROCESSES',
+})
+
 /** The variable behind each plugin setting, so the loader's messages name what to fix. */
-export const PLUGIN_SETTING_SOURCES: Readonly<Record<'codehost' | 'chat' | 'model', Readonly<Record<string, string>>>> = Object.freeze({
+export const PLUGIN_SETTING_SOURCES: Readonly<Record<'codehost' | 'chat' | 'model' | 'sandbox', Readonly<Record<string, string>>>> = Object.freeze({
   codehost: Object.freeze({
     appId: 'CODEHOST_APP_ID',
     privateKey: 'CODEHOST_APP_PRIVATE_KEY or CODEHOST_APP_PRIVATE_KEY_FILE',
@@ -39,6 +49,7 @@ export const PLUGIN_SETTING_SOURCES: Readonly<Record<'codehost' | 'chat' | 'mode
   }),
   chat: Object.freeze({ allowPrivateAddresses: 'SVC_ALLOW_PRIVATE_WEBHOOKS' }),
   model: Object.freeze({ apiKey: 'MODEL_API_KEY', model: 'SVC_MODEL_NAME', baseUrl: 'SVC_MODEL_BASE_URL', timeoutMs: 'SVC_MODEL_TIMEOUT_MS' }),
+  sandbox: Object.freeze({ ...SANDBOX_LOCAL_VARIABLES, apiKey: 'SANDBOX_API_KEY' }),
 })
 
 /** A bare npm specifier (optionally scoped, with a subpath): plugins are never loaded by path. */
@@ -46,7 +57,29 @@ export const PLUGIN_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*(
 
 /** The plugins the environment chooses, with their settings. */
 export function pluginsConfig(env: Env): PluginsConfig {
-  return { ...codehostAndChat(env), model: modelChoice(env) }
+  return { ...codehostAndChat(env), model: modelChoice(env), sandbox: sandboxChoice(env) }
+}
+
+/**
+ * The sandbox plugin: sandbox-local with its limits, or another (a remote sandbox service) with
+ * SANDBOX_API_KEY as its apiKey. The template (SVC_SANDBOX_JAVASCRIPT_TEMPLATE) is not a setting:
+ * it is read per sandbox, so a missing one fails fix jobs rather than start-up.
+ */
+function sandboxChoice(env: Env): PluginChoice {
+  const name = pluginNameVar(env, 'SVC_SANDBOX_PLUGIN', 'sandbox-local')
+  if (name !== 'sandbox-local') {
+    const stray = Object.values(SANDBOX_LOCAL_VARIABLES).find((v) => text(env, v) !== undefined)
+    if (stray) throw new ConfigError(stray, `is read by sandbox-local only, but SVC_SANDBOX_PLUGIN is ${name}. Unset it, or configure ${name} its own way.`)
+    const apiKey = text(env, 'SANDBOX_API_KEY')
+    return { name, settings: apiKey === undefined ? {} : { apiKey } }
+  }
+  const limits = {
+    // Unset ones are left out, so the plugin's own defaults (its schema's) apply; ranges are the plugin's.
+    cpuSeconds: text(env, 'SVC_SANDBOX_CPU_SECONDS') === undefined ? undefined : int(env, 'SVC_SANDBOX_CPU_SECONDS', 600, 1, 86_400),
+    memoryMb: text(env, 'SVC_SANDBOX_MEMORY_MB') === undefined ? undefined : int(env, 'SVC_SANDBOX_MEMORY_MB', 2048, 64, 1_048_576),
+    maxProcesses: text(env, 'SVC_SANDBOX_MAX_PROCESSES') === undefined ? undefined : int(env, 'SVC_SANDBOX_MAX_PROCESSES', 256, 16, 100_000),
+  }
+  return { name, settings: { requireIsolation: pluginFlag(env, 'SVC_SANDBOX_REQUIRE_ISOLATION'), ...Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)) } }
 }
 
 /** The model plugin and its settings, or undefined without MODEL_API_KEY. */
@@ -70,7 +103,7 @@ function modelChoice(env: Env): PluginChoice | undefined {
 }
 
 /** The code-host and chat plugins the environment chooses. */
-function codehostAndChat(env: Env): Omit<PluginsConfig, 'model'> {
+function codehostAndChat(env: Env): Pick<PluginsConfig, 'codehost' | 'chat'> {
   const chat: PluginChoice = {
     name: pluginNameVar(env, 'SVC_CHAT_PLUGIN', 'chat-slack'),
     // Off by default: a pasted webhook URL must not reach the service's own network.

@@ -9,6 +9,7 @@ import type { Logger } from '../log.js'
 import { BUILT_IN_PLUGINS, builtInPluginUrl } from './built-ins.js'
 import type { ModelPlugin } from './model-types.js'
 import { PluginError } from './plugin-error.js'
+import type { SandboxPlugin } from './sandbox-types.js'
 import { checkSettings, compileSettingsSchema, type SettingSources } from './settings.js'
 import type { ChatPlugin, CodehostPlugin, PluginContext, PluginInstance, PluginKind, PluginModule } from './types.js'
 
@@ -157,6 +158,23 @@ export async function loadModelPlugin(config: { readonly plugins: PluginsConfig 
     return model
   } catch (error) {
     if (error instanceof PluginError) throw new PluginError(error.plugin, error.kind, `${error.detail} (SVC_MODEL_PLUGIN selects the plugin.)`)
+    throw error
+  }
+}
+
+/**
+ * Loads the sandbox plugin config.plugins selects (sandbox-local unless SVC_SANDBOX_PLUGIN says
+ * otherwise), with a child logger naming it. Errors name the variable to fix.
+ */
+export async function loadSandboxPlugin(config: { readonly plugins: PluginsConfig }, log: Logger): Promise<SandboxPlugin> {
+  const choice = config.plugins.sandbox
+  try {
+    const sandbox = await loadPlugin('sandbox', choice.name, choice.settings, { log: log.child({ plugin: choice.name }) }, { settingSources: PLUGIN_SETTING_SOURCES.sandbox })
+    // The label says how commands are isolated (or that they are not); the settings may hold a key.
+    log.info('sandbox plugin loaded', { plugin: choice.name, sandbox: sandbox.label })
+    return sandbox
+  } catch (error) {
+    if (error instanceof PluginError) throw new PluginError(error.plugin, error.kind, `${error.detail} (SVC_SANDBOX_PLUGIN selects the plugin.)`)
     throw error
   }
 }

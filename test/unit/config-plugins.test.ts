@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { capturingLogger } from '../../plugins/conformance/leaks.js'
 import { ConfigError, loadConfig } from '../../shared/config.js'
-import { loadConfiguredPlugins, loadModelPlugin } from '../../shared/plugins/loader.js'
+import { loadConfiguredPlugins, loadModelPlugin, loadSandboxPlugin } from '../../shared/plugins/loader.js'
 import { PluginError } from '../../shared/plugins/plugin-error.js'
 
 const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }) as string
@@ -178,7 +178,36 @@ t.test('loadModelPlugin names SVC_MODEL_PLUGIN when it selects something that is
 })
 
 t.test('a model setting the plugin refuses is reported with the variable that sets it', async (t) => {
-  const plugins = { codehost: undefined, chat: { name: 'chat-slack', settings: {} }, model: { name: 'model-openai', settings: { apiKey: 'k', timeoutMs: 0 } } }
+  const plugins = { codehost: undefined, chat: { name: 'chat-slack', settings: {} }, model: { name: 'model-openai', settings: { apiKey: 'k', timeoutMs: 0 } }, sandbox: { name: 'sandbox-local', settings: {} } }
   const error = await t.rejects(loadModelPlugin({ plugins }, capturingLogger().log))
   t.match((error as Error).message, /"timeoutMs" \(set by SVC_MODEL_TIMEOUT_MS\) must be >= 1/)
+})
+
+t.test('the sandbox plugin is sandbox-local by default, with its limits from SVC_SANDBOX_*', async (t) => {
+  t.same(loadConfig({}).plugins.sandbox, { name: 'sandbox-local', settings: { requireIsolation: false } }, "unset limits are left to the plugin's defaults")
+  const limited = loadConfig({ SVC_SANDBOX_REQUIRE_ISOLATION: '1', SVC_SANDBOX_CPU_SECONDS: '120', SVC_SANDBOX_MEMORY_MB: '1024', SVC_SANDBOX_MAX_PROCESSES: '64' })
+  t.same(limited.plugins.sandbox.settings, { requireIsolation: true, cpuSeconds: 120, memoryMb: 1024, maxProcesses: 64 })
+  const small = t.throws(() => loadConfig({ SVC_SANDBOX_MEMORY_MB: '8' })) as ConfigError
+  t.equal(small.variable, 'SVC_SANDBOX_MEMORY_MB')
+})
+
+t.test('another sandbox plugin gets SANDBOX_API_KEY as apiKey, and refuses sandbox-local variables', async (t) => {
+  t.same(loadConfig({ SVC_SANDBOX_PLUGIN: '@acme/svc-sandbox-cloud', SANDBOX_API_KEY: 'sbx-secret' }).plugins.sandbox, { name: '@acme/svc-sandbox-cloud', settings: { apiKey: 'sbx-secret' } })
+  t.same(loadConfig({ SVC_SANDBOX_PLUGIN: '@acme/svc-sandbox-cloud' }).plugins.sandbox.settings, {})
+  const stray = t.throws(() => loadConfig({ SVC_SANDBOX_PLUGIN: '@acme/svc-sandbox-cloud', SVC_SANDBOX_MEMORY_MB: '512' })) as ConfigError
+  t.equal(stray.variable, 'SVC_SANDBOX_MEMORY_MB')
+  t.match(stray.message, /read by sandbox-local only/)
+})
+
+t.test('loadSandboxPlugin always loads one, and names SVC_SANDBOX_PLUGIN when it selects something else', async (t) => {
+  const { log, lines } = capturingLogger()
+  const local = await loadSandboxPlugin(loadConfig({}), log)
+  t.match(local.label, /^local \(/)
+  t.type(local.create, 'function')
+  t.match(lines.join(''), /sandbox plugin loaded/)
+  const wrong = await t.rejects(loadSandboxPlugin(loadConfig({ SVC_SANDBOX_PLUGIN: 'chat-slack' }), capturingLogger().log))
+  t.match((wrong as Error).message, /is a chat plugin, not a sandbox plugin.*\(SVC_SANDBOX_PLUGIN selects the plugin\.\)/)
+  const missing = await t.rejects(loadSandboxPlugin(loadConfig({ SVC_SANDBOX_PLUGIN: '@svc-test/absent-sandbox', SANDBOX_API_KEY: 'sbx-not-shown' }), capturingLogger().log))
+  t.match((missing as Error).message, /Run npm install @svc-test\/absent-sandbox.*SVC_SANDBOX_PLUGIN/)
+  t.notMatch((missing as Error).message, /sbx-not-shown/)
 })
