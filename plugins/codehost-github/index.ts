@@ -3,7 +3,8 @@
  * repository (for the attach endpoint), hands out its install link, and signs people in with
  * GitHub OAuth when the app's client id and secret are configured. With the app's installation
  * tokens or a personal token (CODEHOST_TOKEN) it reads repositories: their default branch, the
- * commit a release names, and shallow clones over git. Uses the official clients (@octokit/rest,
+ * commit a release names, and shallow clones over git; and delivers fixes: pushes a branch, opens
+ * and updates pull requests, comments on them and reads their CI. Uses the official clients (@octokit/rest,
  * @octokit/auth-app) and the git command line; apiUrl and webUrl point it at GitHub Enterprise
  * Server or a test server.
  */
@@ -12,12 +13,13 @@ import type { CodehostPlugin, PluginModule } from '../../shared/plugins/types.js
 import { checkRepository, checkRepositoryWithToken } from './check-repository.js'
 import { createGithubApi, createGithubClients } from './github-client.js'
 import { createOAuth } from './oauth.js'
+import { createPullRequestAccess } from './pull-requests.js'
 import { createRepositoryAccess } from './repositories.js'
 import { appSettings, configSchema, withoutTrailingSlash, type GithubSettings } from './settings.js'
 
 /** The plugin module the loader imports: manifest plus factory. */
 const plugin: PluginModule<'codehost'> = {
-  manifest: { name: 'codehost-github', kind: 'codehost', version: '1.1.0', configSchema },
+  manifest: { name: 'codehost-github', kind: 'codehost', version: '1.2.0', configSchema },
   create(raw, context): CodehostPlugin {
     const settings = raw as unknown as GithubSettings
     const app = appSettings(settings)
@@ -27,20 +29,16 @@ const plugin: PluginModule<'codehost'> = {
     // Token only: no app to install, so no link (callers treat '' as none).
     const installUrl = app ? `${withoutTrailingSlash(settings.webUrl)}/apps/${app.appSlug}/installations/new` : ''
     const { clientId, clientSecret, token } = settings
-    const repositories = createRepositoryAccess({
-      api,
-      token,
-      installationToken: clients?.installationToken,
-      origins: [new URL(settings.apiUrl).origin, new URL(settings.webUrl).origin],
-      cloneTimeoutMs: settings.cloneTimeoutMs,
-      log: context.log,
-    })
+    const access = { api, token, installationToken: clients?.installationToken, origins: [new URL(settings.apiUrl).origin, new URL(settings.webUrl).origin], log: context.log }
+    const repositories = createRepositoryAccess({ ...access, cloneTimeoutMs: settings.cloneTimeoutMs })
+    const pullRequests = createPullRequestAccess({ ...access, pushTimeoutMs: settings.cloneTimeoutMs })
     return {
       installUrl: () => installUrl,
       checkRepository: (repo, knownInstallationId) =>
         clients ? checkRepository(clients, installUrl, repo, knownInstallationId) : checkRepositoryWithToken(api, token ?? '', repo),
       oauth: clients && clientId !== undefined && clientSecret !== undefined ? createOAuth(clients, { clientId, clientSecret, webUrl: settings.webUrl }) : undefined,
       repositories,
+      pullRequests,
     }
   },
 }

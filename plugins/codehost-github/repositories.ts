@@ -5,65 +5,29 @@
  * repository lives and which commit a release names; git fetches the contents (git-clone.ts).
  */
 import type { Logger } from '../../shared/log.js'
-import { CodehostUnreachable, RepositoryDenied, type ClonedRepository, type RepositoryAccess, type RepositoryInfo } from '../../shared/plugins/types.js'
-import { parseRepo } from './check-repository.js'
+import { CodehostUnreachable, type ClonedRepository, type RepositoryAccess, type RepositoryInfo } from '../../shared/plugins/types.js'
+import { cloneUrl, createCredentials, ownerAndName, refusalOr, type Credential, type CredentialSources, type GithubRepository, type Purpose } from './credentials.js'
 import { shallowClone } from './git-clone.js'
-import { classify, type GithubApi, type GithubFailure } from './github-client.js'
+import { classify, type GithubFailure } from './github-client.js'
 
 /** What the repository part needs from the plugin. */
-export interface RepositorySettings {
-  readonly api: GithubApi
-  /** CODEHOST_TOKEN; undefined when not configured. */
-  readonly token: string | undefined
-  /** Mints (or reuses) an installation's token; undefined without an app. */
-  readonly installationToken: ((installationId: number) => Promise<string>) | undefined
+export interface RepositorySettings extends CredentialSources {
   /** Origins git may be sent to with the token: the API's and the web's. */
   readonly origins: readonly string[]
   readonly cloneTimeoutMs: number
   readonly log: Logger
 }
 
-interface Credential {
-  readonly token: string
-  /** How messages name it. */
-  readonly label: string
-}
-
-interface GithubRepository {
-  readonly full_name: string
-  readonly default_branch: string
-  readonly html_url: string
-  readonly clone_url?: string
-}
+const READ: Purpose = { verb: 'read', grant: 'Contents: read' }
+const CONTENTS_READ = "read access to the repository's contents (Contents: read)"
 
 const SHA = /^[0-9a-f]{40}$/i
 
 /** The RepositoryAccess of one configured plugin. */
 export function createRepositoryAccess(settings: RepositorySettings): RepositoryAccess {
   const { api } = settings
-
-  async function credentialFor(repo: string, installationId: string): Promise<Credential> {
-    if (settings.token !== undefined) return { token: settings.token, label: 'CODEHOST_TOKEN' }
-    const id = typeof installationId === 'string' ? installationId.trim() : ''
-    if (id !== '' && settings.installationToken !== undefined) {
-      const label = `the GitHub App's installation ${/^\d{1,20}$/.test(id) ? id : '(malformed id)'}`
-      if (!/^\d{1,20}$/.test(id)) throw new RepositoryDenied(`${label} is not one GitHub gave: attach ${repo} through the app again.`)
-      try {
-        return { token: await settings.installationToken(Number(id)), label }
-      } catch (error) {
-        const sorted = classify(api, error)
-        const status = (error as GithubFailure).status
-        // 404: uninstalled; 403: suspended. Either way a person must act on the code host.
-        if (!(sorted instanceof CodehostUnreachable) && (status === 404 || status === 403)) {
-          throw new RepositoryDenied(`${label} was removed or suspended on GitHub (${status}): install the app again and attach ${repo}, or set CODEHOST_TOKEN.`)
-        }
-        throw sorted
-      }
-    }
-    throw new RepositoryDenied(
-      `No credential can read ${repo}: set CODEHOST_TOKEN to a fine-grained token with Contents: read on it, or attach the repository through the GitHub App.`,
-    )
-  }
+  const credentials = createCredentials(settings)
+  const credentialFor = (repo: string, installationId: string): Promise<Credential> => credentials(repo, installationId, READ)
 
   /** GET /repos/{owner}/{repo} with the repository's credential; a refusal is RepositoryDenied saying what to grant. */
   async function repository(repo: string, installationId: string, signal?: AbortSignal): Promise<{ credential: Credential; data: GithubRepository }> {
@@ -73,7 +37,7 @@ export function createRepositoryAccess(settings: RepositorySettings): Repository
       const response = await api.user(credential.token).rest.repos.get({ owner, repo: name, request: { signal } })
       return { credential, data: response.data as GithubRepository }
     } catch (error) {
-      throw refusalOr(error, `GitHub does not let ${credential.label} read ${owner}/${name}`)
+      throw refusalOr(api, error, `GitHub does not let ${credential.label} read ${owner}/${name}`, CONTENTS_READ)
     }
   }
 
@@ -91,7 +55,7 @@ export function createRepositoryAccess(settings: RepositorySettings): Repository
       const sorted = classify(api, error)
       // 404 (no such branch or tag) and 422 (no commit with that sha) both mean: the release names nothing here.
       if (!(sorted instanceof CodehostUnreachable) && (status === 404 || status === 422)) return undefined
-      throw refusalOr(error, `GitHub does not let ${credential.label} read ${owner}/${name}`)
+      throw refusalOr(api, error, `GitHub does not let ${credential.label} read ${owner}/${name}`, CONTENTS_READ)
     }
   }
 
@@ -136,20 +100,6 @@ export function createRepositoryAccess(settings: RepositorySettings): Repository
     if (resolved === undefined) throw new Error(`${repo} has no commit, tag or branch named "${isRefName(commit) ? commit : '(not a ref name)'}".`)
     return resolved
   }
-
-  function refusalOr(error: unknown, what: string): Error {
-    const sorted = classify(api, error)
-    const status = (error as GithubFailure).status
-    if (sorted instanceof CodehostUnreachable || (status !== 401 && status !== 403 && status !== 404)) return sorted
-    const why = status === 401 ? 'the token was refused (401): it expired or was revoked' : `GitHub answered ${status}`
-    return new RepositoryDenied(`${what}: ${why}. It needs read access to the repository's contents (Contents: read); grant it, or set CODEHOST_TOKEN to a token that has it.`)
-  }
-}
-
-function ownerAndName(repo: string): { owner: string; name: string } {
-  const parsed = parseRepo(repo)
-  if (!parsed) throw new Error('repo must be owner/repo as GitHub shows it, for example octocat/hello-world.')
-  return parsed
 }
 
 /** A branch or tag name git accepts (git check-ref-format, simplified), or a sha: anything else names nothing. */
@@ -157,14 +107,4 @@ function isRefName(ref: string): boolean {
   if (ref === '' || ref.length > 255 || ref.startsWith('-') || ref.startsWith('/') || ref.endsWith('/') || ref.endsWith('.') || ref.endsWith('.lock')) return false
   // eslint-disable-next-line no-control-regex -- control characters are what git forbids
   return !/[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{|\/\/|\/\./.test(ref)
-}
-
-/** The clone address the API gave, only on the host the plugin is configured for, and never with credentials in it. */
-function cloneUrl(data: GithubRepository, origins: readonly string[]): string {
-  const raw = data.clone_url ?? ''
-  const url = URL.canParse(raw) ? new URL(raw) : undefined
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username !== '' || url.password !== '' || !origins.includes(url.origin)) {
-    throw new Error(`GitHub gave a clone address for ${data.full_name} outside the configured host (apiUrl, webUrl); the token is not sent there.`)
-  }
-  return url.href
 }

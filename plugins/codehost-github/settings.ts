@@ -8,7 +8,7 @@ export interface GithubSettings {
   /** PEM; never logged, never in an error. */
   readonly privateKey?: string
   readonly appSlug?: string
-  /** A fine-grained personal access token (CODEHOST_TOKEN) for reading repositories; never logged, never in argv or an error. */
+  /** A fine-grained personal access token (CODEHOST_TOKEN) for reading repositories and delivering fixes; never logged, never in argv or an error. */
   readonly token?: string
   readonly apiUrl: string
   readonly webUrl: string
@@ -31,7 +31,7 @@ export const configSchema = {
     privateKey: { type: 'string', pattern: '-----BEGIN [A-Z ]*PRIVATE KEY-----', description: "The app's private key, PEM text." },
     appSlug: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$', description: 'The app\'s URL name: <webUrl>/apps/<appSlug>.' },
     // No whitespace: the askpass helper prints it as one line.
-    token: { type: 'string', pattern: '^\\S+$', description: 'A fine-grained personal access token with Contents: read on the repositories, used to read them instead of the app.' },
+    token: { type: 'string', pattern: '^\\S+$', description: 'A fine-grained personal access token, used instead of the app: Contents: read on the repositories to read them; to deliver fixes also Contents and Pull requests: read and write, Checks and Commit statuses: read.' },
     apiUrl: { type: 'string', format: 'uri', default: 'https://api.github.com', description: 'REST API root; GitHub Enterprise Server: https://<host>/api/v3.' },
     webUrl: { type: 'string', format: 'uri', default: 'https://github.com', description: 'Web root, for install links and OAuth sign-in.' },
     clientId: { type: 'string', minLength: 1, description: "The app's OAuth client id; with clientSecret (and the app) enables sign-in." },
@@ -39,7 +39,7 @@ export const configSchema = {
     // A setup step waits on this; GitHub answers in well under a second when it is up.
     timeoutMs: { type: 'integer', minimum: 100, default: 10 * SECOND, description: 'Per-request timeout in milliseconds.' },
     // A shallow fetch of a large monorepo takes tens of seconds; past two minutes the host is stuck.
-    cloneTimeoutMs: { type: 'integer', minimum: 1 * SECOND, default: 120 * SECOND, description: 'Time limit of one clone (git fetch and checkout) in milliseconds.' },
+    cloneTimeoutMs: { type: 'integer', minimum: 1 * SECOND, default: 120 * SECOND, description: 'Time limit of one clone (git fetch and checkout), or of one push of a fix (commit and git push), in milliseconds.' },
   },
   // Either the app or a token: the app alone reads through installation tokens, a token alone
   // reads repositories but offers no install link, attach checks by the app, or sign-in.

@@ -3,7 +3,8 @@
  * runs it against a fake code host its test provides (see plugins/README.md). It covers every
  * RepoAccess status, an unreachable or failing host (CodehostUnreachable), OAuth sign-in, reading
  * repositories (codehost-repositories.ts), and that no key, secret or token reaches the log or an
- * error.
+ * error. A plugin that offers pullRequests (fix delivery) also runs pullRequestConformance
+ * (codehost-pull-requests.ts), which needs a host that takes pushes.
  */
 import type { Test } from 'tap'
 import { checkPluginModule, instantiatePlugin } from '../../shared/plugins/loader.js'

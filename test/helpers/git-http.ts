@@ -1,14 +1,20 @@
 /**
  * git's smart HTTP protocol for test servers, served by git itself: each request runs the real
  * `git http-backend` CGI against a bare repository, so clients talk to the same server code a
- * git host runs. Read-only (upload-pack); who may read is the calling server's decision.
+ * git host runs. Fetches (upload-pack) always; pushes (receive-pack) when the caller says the
+ * request may write. Who may read or write is the calling server's decision.
  */
 import { spawn } from 'node:child_process'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { basename, dirname } from 'node:path'
 
-/** The repository-relative part of a smart-HTTP request this module serves (fetch and clone only). */
+/** The repository-relative part of a smart-HTTP request for fetch and clone. */
 export const UPLOAD_PACK = /^\/(info\/refs|git-upload-pack)$/
+
+/** Whether a smart-HTTP request (rest: the path after the repository, search: its query) is part of a push. */
+export function isPush(rest: string, search: string): boolean {
+  return rest === '/git-receive-pack' || (rest === '/info/refs' && new URLSearchParams(search).get('service') === 'git-receive-pack')
+}
 
 /** The password of an HTTP Basic Authorization header, or undefined when the header is not Basic. */
 export function basicPassword(header: string | undefined): string | undefined {
@@ -21,13 +27,16 @@ export function basicPassword(header: string | undefined): string | undefined {
 
 /**
  * Answers one smart-HTTP request for the bare repository at bareDir; rest is the path after the
- * repository (/info/refs or /git-upload-pack). Fetching any commit by sha is allowed, as GitHub does.
+ * repository (/info/refs, /git-upload-pack or /git-receive-pack). Fetching any commit by sha is
+ * allowed, as GitHub does; pushing only with options.write (any ref, forced or not).
  */
-export function serveGitHttp(req: IncomingMessage, res: ServerResponse, bareDir: string, rest: string): void {
+export function serveGitHttp(req: IncomingMessage, res: ServerResponse, bareDir: string, rest: string, options: { write?: boolean } = {}): void {
   const url = new URL(req.url ?? '/', 'http://loopback')
   const service = url.searchParams.get('service')
-  if (!UPLOAD_PACK.test(rest) || (rest === '/info/refs' && service !== 'git-upload-pack')) {
-    res.writeHead(403, { 'content-type': 'text/plain' }).end('read-only: fetch and clone only\n')
+  const push = options.write === true && isPush(rest, url.search)
+  const read = UPLOAD_PACK.test(rest) && (rest !== '/info/refs' || service === 'git-upload-pack')
+  if (!push && !read) {
+    res.writeHead(403, { 'content-type': 'text/plain' }).end(options.write ? 'not a git request\n' : 'read-only: fetch and clone only\n')
     return
   }
   const header = (name: string): string => String(req.headers[name] ?? '')
@@ -48,11 +57,14 @@ export function serveGitHttp(req: IncomingMessage, res: ServerResponse, bareDir:
     // Nothing of the machine's or the user's git settings: only these.
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_CONFIG_COUNT: '2',
+    GIT_CONFIG_COUNT: '3',
     GIT_CONFIG_KEY_0: 'uploadpack.allowAnySHA1InWant',
     GIT_CONFIG_VALUE_0: 'true',
     GIT_CONFIG_KEY_1: 'uploadpack.allowReachableSHA1InWant',
     GIT_CONFIG_VALUE_1: 'true',
+    // http-backend refuses receive-pack to an anonymous request unless told: the caller checked the credential.
+    GIT_CONFIG_KEY_2: 'http.receivepack',
+    GIT_CONFIG_VALUE_2: push ? 'true' : 'false',
   }
   const cgi = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] })
   let head = Buffer.alloc(0)

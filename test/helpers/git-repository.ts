@@ -75,3 +75,33 @@ export async function revParse(bareDir: string, ref: string): Promise<string | u
     return undefined
   }
 }
+
+/** What a commit in bareDir holds, for tests to compare: parents, author, message, and every file's mode and text. */
+export interface CommitContents {
+  readonly parents: readonly string[]
+  /** "Name <email>", author then committer. */
+  readonly author: string
+  readonly committer: string
+  readonly message: string
+  /** path → text (a symbolic link's: its target). */
+  readonly files: Readonly<Record<string, string>>
+  /** path → git's mode (100644, 100755, 120000). */
+  readonly modes: Readonly<Record<string, string>>
+}
+
+/** The contents of commit in bareDir, or undefined when bareDir has no such commit. */
+export async function readCommit(bareDir: string, commit: string): Promise<CommitContents | undefined> {
+  const sha = await revParse(bareDir, commit)
+  if (sha === undefined) return undefined
+  const [parents = '', author = '', committer = '', ...message] = (await git(bareDir, ['show', '--no-patch', '--format=%P%n%an <%ae>%n%cn <%ce>%n%B', sha])).split('\n')
+  const files: Record<string, string> = {}
+  const modes: Record<string, string> = {}
+  for (const line of (await git(bareDir, ['ls-tree', '-r', '--full-tree', sha])).split('\n').filter(Boolean)) {
+    const [meta = '', path = ''] = line.split('\t')
+    const [mode = '', , object = ''] = meta.split(' ')
+    modes[path] = mode
+    // Not through git(), which trims: the text exactly as committed.
+    files[path] = (await exec('git', ['--git-dir', bareDir, 'cat-file', 'blob', object], { env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } })).stdout
+  }
+  return { parents: parents.split(' ').filter(Boolean), author, committer, message: message.join('\n').trim(), files, modes }
+}

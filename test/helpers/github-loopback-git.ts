@@ -1,12 +1,12 @@
 /**
  * The repository-contents part of the loopback GitHub: repositories served over git's smart HTTP
- * by the real git (git-http.ts), the REST answers that lead to them (default branch and
- * clone_url in GET /repos/{owner}/{repo}, GET /repos/{owner}/{repo}/commits/{ref}), and the
- * personal access tokens the host accepts besides the installation tokens it mints.
+ * by the real git (git-http.ts), fetches and pushes, the REST answers that lead to them (default
+ * branch and clone_url in GET /repos/{owner}/{repo}, GET /repos/{owner}/{repo}/commits/{ref}), and
+ * the personal access tokens the host accepts besides the installation tokens it mints.
  */
 import { execFileSync } from 'node:child_process'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { basicPassword, serveGitHttp } from './git-http.js'
+import { basicPassword, isPush, serveGitHttp } from './git-http.js'
 import { revParse } from './git-repository.js'
 
 /** Controls of the loopback's git hosting (part of GithubLoopback). */
@@ -14,11 +14,16 @@ export interface LoopbackGitControls {
   /**
    * Serves the bare repository bareDir as fullName (owner/name; created on the host if missing):
    * the REST API answers its default branch (bareDir's HEAD) and a clone_url on the loopback, or
-   * options.cloneUrl instead, and git serves its contents to a credential that may read it.
+   * options.cloneUrl instead, and git serves its contents to a credential that may read it, and
+   * takes pushes (into bareDir itself) from one that may write it.
    */
   serveGit(fullName: string, bareDir: string, options?: { cloneUrl?: string }): void
-  /** Accepts token as a personal access token (as CODEHOST_TOKEN) that reads the repositories listed (owner/name), or every one. */
-  acceptToken(token: string, repositories?: 'all' | readonly string[]): void
+  /**
+   * Accepts token as a personal access token (as CODEHOST_TOKEN) that reads the repositories
+   * listed (owner/name), or every one; and writes them (git push, pull requests, comments) unless
+   * options.write is false, which answers 403 as GitHub does for a token granted Contents: read only.
+   */
+  acceptToken(token: string, repositories?: 'all' | readonly string[], options?: { write?: boolean }): void
   /** Makes every git request fail: with an HTTP status, by dropping the connection, or by never answering; undefined ends it. */
   failGit(mode: number | 'reset' | 'hang' | undefined): void
 }
@@ -31,7 +36,7 @@ export interface LoopbackRequest {
   readonly method: string
   readonly path: string
   readonly auth: RequestAuth
-  /** Git requests only: whether the credential (the Basic password) may read the repository. */
+  /** Git requests only: whether the credential (the Basic password) may read the repository (write it, for a push). */
   readonly granted?: boolean
 }
 
@@ -40,14 +45,20 @@ export interface GitHost {
   readonly origin: string
   /** Creates fullName (owner/name) on the host unless it exists. */
   ensureRepository(fullName: string): void
-  /** The kind of credential (a token, or a Basic password) and whether it may read fullName. */
-  access(credential: string | undefined, fullName: string): { auth: RequestAuth; granted: boolean }
+  /** The kind of credential (a token, or a Basic password) and whether it may read and write fullName. */
+  access(credential: string | undefined, fullName: string): { auth: RequestAuth; granted: boolean; writable: boolean }
   /** The status every request answers (failWith), if any. */
   failing(): number | undefined
   record(request: LoopbackRequest): void
 }
 
 type Reply = { status: number; body: unknown }
+
+/** A personal access token the host accepts: what it reads, and whether it may write there too. */
+export interface PersonalToken {
+  readonly repositories: 'all' | ReadonlySet<string>
+  readonly write: boolean
+}
 
 /** owner/name.git, then the smart-HTTP path. */
 const GIT_PATH = /^\/([^/]+)\/([^/]+)\.git(\/.*)$/
@@ -56,7 +67,7 @@ const COMMIT_PATH = /^\/api\/v3\/repos\/([^/]+)\/([^/]+)\/commits\/(.+)$/
 /** The git hosting of one loopback: controls, and the handlers the loopback's server calls. */
 export function createLoopbackGit(host: GitHost) {
   const served = new Map<string, { bareDir: string; defaultBranch: string; cloneUrl: string }>()
-  const personal = new Map<string, 'all' | Set<string>>()
+  const personal = new Map<string, PersonalToken>()
   let failure: number | 'reset' | 'hang' | undefined
 
   const controls: LoopbackGitControls = {
@@ -66,8 +77,8 @@ export function createLoopbackGit(host: GitHost) {
       const head = execFileSync('git', ['--git-dir', bareDir, 'symbolic-ref', '--short', 'HEAD'], { encoding: 'utf8' }).trim()
       served.set(key, { bareDir, defaultBranch: head, cloneUrl: options.cloneUrl ?? `${host.origin}/${key}.git` })
     },
-    acceptToken(token, repositories = 'all') {
-      personal.set(token, repositories === 'all' ? 'all' : new Set(repositories.map((r) => r.toLowerCase())))
+    acceptToken(token, repositories = 'all', options = {}) {
+      personal.set(token, { repositories: repositories === 'all' ? 'all' : new Set(repositories.map((r) => r.toLowerCase())), write: options.write ?? true })
     },
     failGit(mode) {
       failure = mode
@@ -76,8 +87,10 @@ export function createLoopbackGit(host: GitHost) {
 
   return {
     controls,
-    /** The repositories a personal token reads, or undefined when the host does not know it. */
-    personalToken: (token: string) => personal.get(token),
+    /** The repositories a personal token reads and whether it writes them, or undefined when the host does not know it. */
+    personalToken: (token: string): PersonalToken | undefined => personal.get(token),
+    /** The bare repository served as fullName (lower case), if any. */
+    bareDir: (fullName: string): string | undefined => served.get(fullName)?.bareDir,
     /** Whether the request is a git one (for serveGit), not REST or web. */
     isGit: (url: string | undefined): boolean => GIT_PATH.test(new URL(url ?? '/', host.origin).pathname),
     /** The fields GET /repos/{owner}/{repo} adds for fullName: where its contents are. */
@@ -103,8 +116,9 @@ export function createLoopbackGit(host: GitHost) {
       const url = new URL(req.url ?? '/', host.origin)
       const [, owner, name, rest] = GIT_PATH.exec(url.pathname)!
       const fullName = `${decodeURIComponent(owner!)}/${decodeURIComponent(name!)}`.toLowerCase()
-      const { auth, granted } = host.access(basicPassword(req.headers.authorization), fullName)
-      host.record({ method: req.method ?? '', path: url.pathname, auth, granted })
+      const push = isPush(rest!, url.search)
+      const { auth, granted, writable } = host.access(basicPassword(req.headers.authorization), fullName)
+      host.record({ method: req.method ?? '', path: url.pathname, auth, granted: push ? writable : granted })
       const status = host.failing() ?? (typeof failure === 'number' ? failure : undefined)
       if (failure === 'reset') return void req.socket.destroy()
       // Never answered; the loopback's close() ends the connection.
@@ -115,7 +129,9 @@ export function createLoopbackGit(host: GitHost) {
       if (auth === 'none' || auth === 'bad') return void res.writeHead(401, { 'content-type': 'text/plain', ...challenge(401) }).end('Invalid username or token.\n')
       const repo = served.get(fullName)
       if (!granted || !repo) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Repository not found.\n')
-      serveGitHttp(req, res, repo.bareDir, rest!)
+      // A credential that reads but may not write: GitHub's answer to a push with Contents: read only.
+      if (push && !writable) return void res.writeHead(403, { 'content-type': 'text/plain' }).end(`Permission to ${fullName}.git denied.\n`)
+      serveGitHttp(req, res, repo.bareDir, rest!, { write: push })
     },
   }
 }

@@ -2,13 +2,16 @@
  * A GitHub stand-in on 127.0.0.1 speaking the part of the REST API (at /api/v3, as GitHub
  * Enterprise Server does) and of the OAuth web flow (at /) that codehost-github uses. App JWTs are
  * verified against the test app's public key, installation tokens are minted and checked, and
- * scenario controls set up installations, repositories (contents over git: github-loopback-git.ts), outages and sign-in codes.
+ * scenario controls set up installations, repositories (contents over git, fetch and push:
+ * github-loopback-git.ts), pull requests and CI (github-loopback-pulls.ts), outages and sign-in codes.
  */
-import { generateKeyPairSync, randomBytes, verify, type KeyObject } from 'node:crypto'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { generateKeyPairSync, randomBytes } from 'node:crypto'
+import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { basicPassword } from './git-http.js'
 import { createLoopbackGit, type LoopbackGitControls, type LoopbackRequest } from './github-loopback-git.js'
+import { readBody, routeOf, send, verifyAppJwt, type Reply } from './github-loopback-http.js'
+import { createLoopbackPulls, type LoopbackPullControls } from './github-loopback-pulls.js'
 
 /** A person who can sign in through the OAuth flow. */
 export interface LoopbackUser {
@@ -21,8 +24,12 @@ export interface LoopbackUser {
   readonly emails?: ReadonlyArray<{ email: string; primary: boolean; verified: boolean }>
 }
 
-/** A running loopback GitHub and its scenario controls (with serveGit, acceptToken and failGit for repository contents). */
-export interface GithubLoopback extends LoopbackGitControls {
+/**
+ * A running loopback GitHub and its scenario controls: serveGit, acceptToken and failGit for
+ * repository contents; pulls, comments, setCi and closePull for pull requests. Installation
+ * tokens may read and write every repository their installation covers.
+ */
+export interface GithubLoopback extends LoopbackGitControls, LoopbackPullControls {
   readonly origin: string
   /** REST root to configure as the plugin's apiUrl. */
   readonly apiUrl: string
@@ -59,8 +66,6 @@ interface Installation {
   repositories: 'all' | Set<string>
   suspendedAt: string | null
 }
-
-type Reply = { status: number; body: unknown }
 
 /** Starts the server on a free port. */
 export async function startGithubLoopback(): Promise<GithubLoopback> {
@@ -105,13 +110,19 @@ export async function startGithubLoopback(): Promise<GithubLoopback> {
     if (installation) return !installation.suspendedAt && covers(installation, owner, name)
     return auth.kind === 'personal' && repositories.has(fullName) && (auth.repositories === 'all' || auth.repositories.has(fullName))
   }
+  // An installation writes what it reads (the test app is granted contents and pull requests write); a personal token as acceptToken said.
+  const canWrite = (auth: Auth, fullName: string): boolean => canRead(auth, fullName) && (auth.kind !== 'personal' || auth.write)
   const git = createLoopbackGit({
     origin,
     ensureRepository: (fullName) => void (repositories.has(fullName) || controls.addRepository(fullName)),
-    access: (credential, fullName) => ({ auth: authenticate(credential).kind, granted: canRead(authenticate(credential), fullName) }),
+    access(credential, fullName) {
+      const auth = authenticate(credential)
+      return { auth: auth.kind, granted: canRead(auth, fullName), writable: canWrite(auth, fullName) }
+    },
     failing: () => failing,
     record: (request) => void requests.push(request),
   })
+  const pulls = createLoopbackPulls({ origin, bareDir: git.bareDir })
   const onAccount = (login: string, type: Installation['type']) => [...installations.values()].find((i) => i.account === login.toLowerCase() && i.type === type)
 
   async function handle(req: IncomingMessage): Promise<Reply> {
@@ -119,11 +130,14 @@ export async function startGithubLoopback(): Promise<GithubLoopback> {
     const auth = authenticate(req.headers.authorization)
     requests.push({ method: req.method ?? '', path: url.pathname, auth: auth.kind })
     if (failing !== undefined) return { status: failing, body: { message: 'Server Error' } }
-    const body = req.method === 'POST' ? await readBody(req) : {}
+    const body = req.method === 'POST' || req.method === 'PATCH' ? await readBody(req) : {}
     if (url.pathname === '/login/oauth/access_token' && req.method === 'POST') return exchange(body)
+    const access = { authenticated: auth.kind !== 'none' && auth.kind !== 'bad', read: (name: string) => canRead(auth, name), write: (name: string) => canWrite(auth, name) }
+    const pull = await pulls.handle(req.method ?? '', url, body, access)
+    if (pull) return pull
     if (!url.pathname.startsWith('/api/v3/')) return { status: 404, body: { message: 'Not Found' } }
     const parts = url.pathname.slice('/api/v3/'.length).split('/').map((p) => decodeURIComponent(p).toLowerCase())
-    const route = routeOf(req.method ?? '', parts)
+    const route = routeOf(ROUTES, req.method ?? '', parts)
     const notFound: Reply = { status: 404, body: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' } }
     const needJwt: Reply = { status: 401, body: { message: 'A JSON web token could not be decoded' } }
     const commit = git.commitRoute(req.method, url.pathname)
@@ -142,7 +156,7 @@ export async function startGithubLoopback(): Promise<GithubLoopback> {
         const token = `ghs_${randomBytes(18).toString('hex')}`
         tokens.set(token, { kind: 'installation', installationId: found.id })
         issuedTokens.push(token)
-        return { status: 201, body: { token, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: { metadata: 'read' } } }
+        return { status: 201, body: { token, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: { metadata: 'read', contents: 'write', pull_requests: 'write', checks: 'read', statuses: 'read' } } }
       }
       case 'GET repos/:/:/installation': {
         if (auth.kind !== 'jwt') return needJwt
@@ -185,7 +199,7 @@ export async function startGithubLoopback(): Promise<GithubLoopback> {
     return { status: 200, body: { access_token: token, token_type: 'bearer', scope: '' } }
   }
 
-  type Auth = { kind: 'none' | 'bad' | 'jwt' } | { kind: 'installation'; installationId: number } | { kind: 'user'; user: LoopbackUser } | { kind: 'personal'; repositories: 'all' | Set<string> }
+  type Auth = { kind: 'none' | 'bad' | 'jwt' } | { kind: 'installation'; installationId: number } | { kind: 'user'; user: LoopbackUser } | { kind: 'personal'; repositories: 'all' | ReadonlySet<string>; write: boolean }
   /** header: an Authorization header (token, Bearer or Basic), or a bare credential from git. */
   function authenticate(header: string | undefined): Auth {
     if (!header) return { kind: 'none' }
@@ -194,12 +208,13 @@ export async function startGithubLoopback(): Promise<GithubLoopback> {
     if (granted?.kind === 'installation') return { kind: 'installation', installationId: granted.installationId }
     if (granted?.kind === 'user') return { kind: 'user', user: granted.user }
     const personal = git.personalToken(credential)
-    if (personal) return { kind: 'personal', repositories: personal }
+    if (personal) return { kind: 'personal', ...personal }
     return verifyAppJwt(credential, publicKey, appId) ? { kind: 'jwt' } : { kind: 'bad' }
   }
 
   const controls: GithubLoopback = {
     ...git.controls,
+    ...pulls.controls,
     origin,
     apiUrl: `${origin}/api/v3`,
     webUrl: origin,
@@ -243,18 +258,6 @@ export async function startGithubLoopback(): Promise<GithubLoopback> {
   return controls
 }
 
-/** Checks an RS256 JWT against the app's public key: signature, issuer and lifetime as GitHub does. */
-function verifyAppJwt(token: string, publicKey: KeyObject, appId: string): boolean {
-  const [header, payload, signature] = token.split('.')
-  if (!header || !payload || !signature) return false
-  const ok = verify('sha256', Buffer.from(`${header}.${payload}`), publicKey, Buffer.from(signature, 'base64url'))
-  if (!ok) return false
-  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { iss?: unknown; iat?: number; exp?: number }
-  const now = Math.floor(Date.now() / 1000)
-  // GitHub refuses tokens that expire more than ten minutes ahead or were issued in the future.
-  return String(claims.iss) === appId && typeof claims.exp === 'number' && claims.exp > now && claims.exp <= now + 660 && (claims.iat ?? 0) <= now + 60
-}
-
 const ROUTES = [
   'GET app/installations/:',
   'POST app/installations/:/access_tokens',
@@ -265,29 +268,6 @@ const ROUTES = [
   'GET user',
   'GET user/emails',
 ]
-
-/** The route pattern ("GET repos/:/:") parts match, literal segments exactly and ":" anything. */
-function routeOf(method: string, parts: readonly string[]): string | undefined {
-  return ROUTES.find((route) => {
-    const [verb, path] = route.split(' ') as [string, string]
-    const pattern = path.split('/')
-    return verb === method && pattern.length === parts.length && pattern.every((segment, i) => segment === ':' || segment === parts[i])
-  })
-}
-
-async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = []
-  for await (const chunk of req) chunks.push(chunk as Buffer)
-  const text = Buffer.concat(chunks).toString('utf8')
-  if (text === '') return {}
-  if (String(req.headers['content-type']).includes('json')) return JSON.parse(text) as Record<string, unknown>
-  return Object.fromEntries(new URLSearchParams(text))
-}
-
-function send(res: ServerResponse, reply: Reply): void {
-  res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', 'x-ratelimit-remaining': '4999' })
-  res.end(JSON.stringify(reply.body))
-}
 
 /** An http origin on 127.0.0.1 where nothing listens: connecting is refused at once. */
 export async function closedOrigin(): Promise<string> {
