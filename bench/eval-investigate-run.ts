@@ -13,7 +13,6 @@ import type { FixtureBug } from '../test/helpers/investigate-fixture.js'
 import { MODEL_KEY, startHarness, type HarnessTeardown } from '../test/helpers/investigation-harness.js'
 
 export const BUGS: ReadonlyArray<FixtureBug['key']> = ['app', 'third_party', 'not_in_repo']
-const FINISHED = ['investigated', 'insight', 'needs_human']
 /** The run's budgets a user may set for a real model; admission's thresholds stay the harness's. */
 const BUDGET_VARIABLES = ['INVESTIGATION_MAX_TURNS', 'INVESTIGATION_MAX_TOKENS', 'INVESTIGATION_MAX_SECONDS', 'INVESTIGATION_PROJECT_DAILY_TOKENS']
 const SCRIPTED_TIMEOUT_MS = 60_000
@@ -63,7 +62,7 @@ export async function runEval(teardowns: HarnessTeardown, modelPlugin: ModelPlug
     const issueId = await h.send(key, 2)
     let finished = true
     try {
-      await h.waitForStatus(issueId, FINISHED, timeoutMs)
+      await h.settle(issueId, timeoutMs)
     } catch (error) {
       if (!/condition not met/.test((error as Error).message)) throw error
       finished = false
@@ -88,9 +87,10 @@ async function readBack(em: EntityManager, db: Db, issueId: string, finished: bo
   const outcome = run ? await em.findOne(InvestigationOutcome, { investigationId: run.id }) : null
   const citations = run ? await em.find(InvestigationCitation, { investigationId: run.id }, { orderBy: { id: 'asc' } }) : []
   const actual: Actual = {
-    state: issue.status,
+    // The investigation's outcome is what is evaluated; the issue goes on to its fix after investigated.
+    state: run && finished ? run.state : issue.status,
     finished,
-    reasonCode: outcome?.reasonCode || issue.reason_code || '',
+    reasonCode: outcome ? outcome.reasonCode : issue.reason_code,
     citations: citations.map((citation) => ({ path: citation.path, line: citation.lineStart })),
     cause: outcome?.cause ? { kind: outcome.cause.kind, name: outcome.cause.name } : null,
   }

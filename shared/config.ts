@@ -110,6 +110,8 @@ export interface InvestigationLimits {
   readonly maxRunMs: number
   /** How long a run's row stays its worker's without a renewal (renewed every third of it). */
   readonly leaseMs: number
+  /** Fix sandboxes: the dependency install, each evidence command (build, suite, test), each command the model runs. */
+  readonly sandbox: { readonly installMs: number; readonly commandMs: number; readonly toolMs: number }
 }
 
 export interface Secrets {
@@ -201,6 +203,12 @@ export function loadConfig(env: Env = readEnv()): Config {
       maxTokens: int(env, 'INVESTIGATION_MAX_TOKENS', 300_000, 1000),
       maxRunMs: int(env, 'INVESTIGATION_MAX_SECONDS', 600, 10, 24 * 60 * 60) * SECOND,
       leaseMs: int(env, 'INVESTIGATION_LEASE_SECONDS', 60, 1, 3600) * SECOND,
+      // An install may fetch from the registry; a small app's build or suite takes well under five minutes.
+      sandbox: {
+        installMs: int(env, 'SVC_SANDBOX_INSTALL_SECONDS', 600, 1, 24 * 60 * 60) * SECOND,
+        commandMs: int(env, 'SVC_SANDBOX_COMMAND_SECONDS', 300, 1, 24 * 60 * 60) * SECOND,
+        toolMs: int(env, 'SVC_SANDBOX_TOOL_SECONDS', 120, 1, 60 * 60) * SECOND,
+      },
     },
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     secrets: {

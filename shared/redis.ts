@@ -53,6 +53,8 @@ export function streamKeys(prefix: string) {
     issueChanges: `${prefix}stream:issue-changes`,
     /** One entry per investigation to run (the investigation's id); job state lives in PostgreSQL. */
     investigations: `${prefix}stream:investigations`,
+    /** One entry per fix to build (the fix's id); job state lives in PostgreSQL. */
+    fixes: `${prefix}stream:fixes`,
     /** The fleet-wide investigation slots (INVESTIGATION_MAX_CONCURRENT): holder → lease expiry. */
     investigationSlots: `${prefix}investigator:slots`,
     rateLimit: (keyId: string, window: number) => `${prefix}rl:ev:${keyId}:${window}`,

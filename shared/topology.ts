@@ -9,6 +9,8 @@ export const GROUPS = Object.freeze({
   /** Admission: reads the issue-change notes. */
   admission: 'investigator-admission',
   investigator: 'investigator',
+  /** Fixes: builds them in a sandbox and delivers their pull requests. */
+  fixer: 'fixer',
 })
 
 /** Each stream with the groups that must see every entry of it. */
@@ -17,5 +19,6 @@ export function streamTopology(keys: StreamKeys): ReadonlyArray<{ stream: string
     { stream: keys.events, groups: [GROUPS.grouper] },
     { stream: keys.issueChanges, groups: [GROUPS.admission] },
     { stream: keys.investigations, groups: [GROUPS.investigator] },
+    { stream: keys.fixes, groups: [GROUPS.fixer] },
   ]
 }

@@ -12,6 +12,7 @@ import { loadConfiguredPlugins, loadModelPlugin } from '../../shared/plugins/loa
 import { createRedis, streamKeys } from '../../shared/redis.js'
 import { applySeed } from '../../shared/seed.js'
 import { startWorker } from '../../services/worker/index.js'
+import { loadFixes } from '../../services/worker/fixes.js'
 import { loadContext, tellReady, untilSignal } from '../context.js'
 import { startFront } from '../front/index.js'
 
@@ -48,7 +49,7 @@ export class AllInOneCommand extends Command {
       const objects = await createObjectStore(config.objectStore, log)
       const plugins = await loadConfiguredPlugins(config, log)
       const tools = { model: await loadModelPlugin(config, log), codehost: plugins.codehost }
-      const worker = await startWorker({ db, objects, redis, keys, log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts, investigations: config.investigations, tools })
+      const worker = await startWorker({ db, objects, redis, keys, log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts, investigations: config.investigations, tools, fixes: await loadFixes(config, log) })
       stops.push(() => worker.stop())
       const ingress = await startFront({ db, objects, redis, keys, log, config, plugins, port: config.ingestionPort, host: config.ingestionHost })
       stops.push(() => ingress.stop())

@@ -5,6 +5,7 @@ import { createObjectStore } from '../../shared/object-store.js'
 import { loadConfiguredPlugins, loadModelPlugin } from '../../shared/plugins/loader.js'
 import { createRedis, streamKeys } from '../../shared/redis.js'
 import { startWorker } from '../../services/worker/index.js'
+import { loadFixes } from '../../services/worker/fixes.js'
 import { loadContext, requireExternal, tellReady, untilSignal } from '../context.js'
 
 export class WorkerCommand extends Command {
@@ -18,7 +19,7 @@ export class WorkerCommand extends Command {
     const redis = createRedis(redisUrl, {}, log)
     try {
       const tools = { model: await loadModelPlugin(config, log), codehost: (await loadConfiguredPlugins(config, log)).codehost }
-      const worker = await startWorker({ db, objects: await createObjectStore(config.objectStore, log), redis, keys: streamKeys(config.redisKeyPrefix), log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts, investigations: config.investigations, tools })
+      const worker = await startWorker({ db, objects: await createObjectStore(config.objectStore, log), redis, keys: streamKeys(config.redisKeyPrefix), log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts, investigations: config.investigations, tools, fixes: await loadFixes(config, log) })
       tellReady()
       await untilSignal(log)
       await worker.stop()

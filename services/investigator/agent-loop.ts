@@ -1,15 +1,13 @@
 /**
- * The investigation's conversation: the model reads the error (as delimited data), calls read-only
- * tools over the clone, and ends with submit_answer. Hard budgets of turns, tokens and wall time;
- * a model that is unavailable is retried a little within the run, then the run stops with a reason.
+ * A model conversation with tools (the investigation's, the fix's, the review's): the model reads
+ * its task (untrusted text only as delimited data), calls tools, and ends with one finishing call.
+ * Hard budgets of turns, tokens and wall time; a model that is unavailable is retried a little
+ * within the run, then the run stops with a reason.
  */
-import { ModelRejected, ModelUnavailable, type ModelMessage, type ModelPlugin, type ModelReply, type ModelRequest } from '../../shared/plugins/types.js'
+import { ModelRejected, ModelUnavailable, type ModelMessage, type ModelPlugin, type ModelReply, type ModelRequest, type ModelTool } from '../../shared/plugins/types.js'
 import { sleep, SECOND } from '../../shared/time.js'
-import { parseAnswer, type Answer } from './analysis/answer.js'
-import { systemPrompt } from './analysis/prompt.js'
-import type { createRepoTools } from './analysis/repo-tools.js'
+import type { ToolResult } from './analysis/repo-tools.js'
 import { Stop } from './stops.js'
-import type { RunRecord } from './store/run-record.js'
 
 export interface Budgets {
   maxTurns: number
@@ -18,7 +16,17 @@ export interface Budgets {
   deadline: number
 }
 
-type RepoTools = ReturnType<typeof createRepoTools>
+/** What one conversation needs: its instructions, its tools, the tool that ends it, and where its turns are recorded. */
+export interface Conversation<T> {
+  /** Names the run in stop messages ("investigation", "fix"). */
+  what: string
+  system: string
+  firstMessage: string
+  tools: { readonly specs: readonly ModelTool[]; run(name: string, input: unknown): Promise<ToolResult> }
+  /** The tool that ends the conversation, and the check of its input. */
+  finish: { name: string; parse(input: unknown): { ok: true; value: T } | { ok: false; problems: string[] } }
+  record: { step(step: { kind: 'model' | 'tool'; name?: string; detail?: string; inputTokens?: number; outputTokens?: number; durationMs?: number }): Promise<void> }
+}
 
 /** Output tokens one model turn may use. */
 const TURN_OUTPUT_TOKENS = 4096
@@ -29,22 +37,23 @@ const MODEL_RETRIES = [2 * SECOND, 8 * SECOND]
 /** A provider's Retry-After is honoured up to this. */
 const MAX_RETRY_PAUSE = 30 * SECOND
 
-/** Runs the conversation to an answer; throws Stop with the reason when it cannot get one. */
-export async function converse(model: ModelPlugin, tools: RepoTools, firstMessage: string, budgets: Budgets, record: RunRecord, signal: AbortSignal): Promise<Answer> {
-  const messages: ModelMessage[] = [{ role: 'user', text: firstMessage }]
+/** Runs the conversation to its finishing call; throws Stop with the reason when it cannot get one. */
+export async function converse<T>(model: ModelPlugin, talk: Conversation<T>, budgets: Budgets, signal: AbortSignal): Promise<T> {
+  const messages: ModelMessage[] = [{ role: 'user', text: talk.firstMessage }]
+  const { what } = talk
   let tokens = 0
   let malformed = 0
   for (let turn = 1; turn <= budgets.maxTurns; turn++) {
-    if (Date.now() >= budgets.deadline) throw new Stop('budget_exhausted', `The investigation used its wall-time budget after ${turn - 1} turns.`)
-    if (tokens >= budgets.maxTokens) throw new Stop('budget_exhausted', `The investigation used its token budget (${tokens} of ${budgets.maxTokens}) after ${turn - 1} turns.`)
+    if (Date.now() >= budgets.deadline) throw new Stop('budget_exhausted', `The ${what} used its wall-time budget after ${turn - 1} turns.`)
+    if (tokens >= budgets.maxTokens) throw new Stop('budget_exhausted', `The ${what} used its token budget (${tokens} of ${budgets.maxTokens}) after ${turn - 1} turns.`)
     const started = Date.now()
-    const reply = await ask(model, { system: systemPrompt(), messages, tools: tools.specs, maxTokens: TURN_OUTPUT_TOKENS }, budgets.deadline, signal)
+    const reply = await ask(model, { system: talk.system, messages, tools: talk.tools.specs, maxTokens: TURN_OUTPUT_TOKENS }, budgets.deadline, signal)
     tokens += reply.usage.inputTokens + reply.usage.outputTokens
-    await record.step({ kind: 'model', name: reply.stop, detail: `${reply.toolCalls.length} tool calls`, inputTokens: reply.usage.inputTokens, outputTokens: reply.usage.outputTokens, durationMs: Date.now() - started })
+    await talk.record.step({ kind: 'model', name: reply.stop, detail: `${reply.toolCalls.length} tool calls`, inputTokens: reply.usage.inputTokens, outputTokens: reply.usage.outputTokens, durationMs: Date.now() - started })
     messages.push({ role: 'assistant', text: reply.text, toolCalls: reply.toolCalls })
     if (reply.toolCalls.length === 0) {
-      if (++malformed >= MALFORMED_LIMIT) throw new Stop('model_malformed_output', `The model answered ${malformed} times without calling a tool or submit_answer.`)
-      messages.push({ role: 'user', text: 'Use the tools to read the code, and finish by calling submit_answer.' })
+      if (++malformed >= MALFORMED_LIMIT) throw new Stop('model_malformed_output', `The model answered ${malformed} times without calling a tool or ${talk.finish.name}.`)
+      messages.push({ role: 'user', text: `Use the tools, and finish by calling ${talk.finish.name}.` })
       continue
     }
     const results: Array<{ callId: string; content: string; isError: boolean }> = []
@@ -54,22 +63,22 @@ export async function converse(model: ModelPlugin, tools: RepoTools, firstMessag
         results.push({ callId: call.id, content: `Malformed call: ${call.malformed ?? 'arguments are not a JSON object'}. Call the tool again with a JSON object.`, isError: true })
         continue
       }
-      if (call.name === 'submit_answer') {
-        const parsed = parseAnswer(call.input)
-        if (parsed.ok) return parsed.answer
+      if (call.name === talk.finish.name) {
+        const parsed = talk.finish.parse(call.input)
+        if (parsed.ok) return parsed.value
         malformed++
-        results.push({ callId: call.id, content: `submit_answer was refused: ${parsed.problems.join('; ')}`, isError: true })
+        results.push({ callId: call.id, content: `${talk.finish.name} was refused: ${parsed.problems.join('; ')}`, isError: true })
         continue
       }
       const toolStarted = Date.now()
-      const result = await tools.run(call.name, call.input)
-      await record.step({ kind: 'tool', name: call.name, detail: `${result.isError ? 'error' : 'ok'}, ${result.content.length} chars`, durationMs: Date.now() - toolStarted })
+      const result = await talk.tools.run(call.name, call.input)
+      await talk.record.step({ kind: 'tool', name: call.name, detail: `${result.isError ? 'error' : 'ok'}, ${result.content.length} chars`, durationMs: Date.now() - toolStarted })
       results.push({ callId: call.id, ...result })
     }
     if (malformed >= MALFORMED_LIMIT) throw new Stop('model_malformed_output', `The model sent ${malformed} malformed tool calls or answers.`)
     messages.push({ role: 'tool', results })
   }
-  throw new Stop('budget_exhausted', `The investigation used all ${budgets.maxTurns} turns without an answer.`)
+  throw new Stop('budget_exhausted', `The ${what} used all ${budgets.maxTurns} turns without an answer.`)
 }
 
 /** One model turn, retried while the provider is unavailable and time allows; aborted at the deadline. */

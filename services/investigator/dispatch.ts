@@ -14,6 +14,11 @@ export async function dispatchInvestigation(redis: Redis, keys: StreamKeys, id: 
   await redis.xadd(keys.investigations, '*', 'investigation', id)
 }
 
+/** Adds the stream entry that makes a worker build fix id. */
+export async function dispatchFix(redis: Redis, keys: StreamKeys, id: string): Promise<void> {
+  await redis.xadd(keys.fixes, '*', 'fix', id)
+}
+
 /** Opens the next investigation and dispatches it; undefined when one is in flight already. */
 export async function startInvestigation(orm: Orm, redis: Redis, keys: StreamKeys, request: AdmitRequest): Promise<Investigation | undefined> {
   const investigation = await openInvestigation(orm, request)

@@ -10,11 +10,15 @@ import { isDatabaseOutage, type Db } from '../../shared/db.js'
 import type { Logger } from '../../shared/log.js'
 import type { Orm } from '../../shared/orm.js'
 import type { StreamKeys } from '../../shared/redis.js'
+import type { SandboxPlugin } from '../../shared/plugins/sandbox-types.js'
 import type { HostedService } from '../../shared/service.js'
 import { groupActivity, queueDepth, StreamConsumer, type StreamEntry } from '../../shared/streams/index.js'
 import { GROUPS } from '../../shared/topology.js'
 import { changesOf } from '../../shared/issue-changes.js'
 import { admit } from './admission.js'
+import { dispatchFix } from './dispatch.js'
+import type { EvidenceLimits } from './fix/evidence.js'
+import { runFix } from './fix/run.js'
 import type { Tools } from './investigate.js'
 import { runInvestigation } from './run.js'
 import { InvestigationSlots } from './slots.js'
@@ -30,6 +34,8 @@ export interface InvestigatorDeps {
   timing: StreamTiming
   limits: InvestigationLimits
   tools: Tools
+  /** The fix stage: the sandbox plugin and template (SVC_SANDBOX_JAVASCRIPT_TEMPLATE), command limits, and the dashboard's address. */
+  fixes: { sandboxes: SandboxPlugin | undefined; template: string | undefined; evidenceLimits: EvidenceLimits; publicUrl: string }
 }
 
 /** Creates the investigator service (not yet started). */
@@ -37,7 +43,8 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
   const log = deps.log.child({ service: 'investigator' })
   const name = `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
   const slots = new InvestigationSlots(deps.redis, deps.keys.investigationSlots, deps.limits.maxConcurrent, deps.limits.leaseMs)
-  const sweeper = new LeaseSweeper({ orm: deps.orm, redis: deps.redis, keys: deps.keys, leaseMs: deps.limits.leaseMs, maxAttempts: deps.timing.maxAttempts })
+  const sweepOptions = { orm: deps.orm, redis: deps.redis, keys: deps.keys, leaseMs: deps.limits.leaseMs, maxAttempts: deps.timing.maxAttempts }
+  const sweeper = new LeaseSweeper({ ...sweepOptions, fixes: { ...sweepOptions, db: deps.db, codehost: deps.tools.codehost } })
   sweeper.on('error', (error: unknown) => log.warn('lease sweep failed', { error }))
   let active = 0
   // Aborted when the service stops: a run hands its investigation back rather than holding shutdown.
@@ -71,7 +78,7 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
       handler: async ([entry], { signal }) => {
         active++
         try {
-          const run = { db: deps.db, orm: deps.orm, tools: deps.tools, slots, limits: deps.limits, log, holder: `${name}-${i}`, stopping: stopping.signal }
+          const run = { db: deps.db, orm: deps.orm, tools: deps.tools, slots, limits: deps.limits, log, holder: `${name}-${i}`, stopping: stopping.signal, dispatchFix: (id: string) => dispatchFix(deps.redis, deps.keys, id) }
           await runInvestigation(run, entry!.fields.investigation ?? '', entry!.attempt, deps.timing.maxAttempts, AbortSignal.any([signal, stopping.signal]))
         } finally {
           active--
@@ -81,8 +88,25 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
     runner.on('error', (error: unknown) => log.error('investigator consumer error', { error }))
     return runner
   })
+  const fixer = new StreamConsumer({
+    ...common,
+    stream: deps.keys.fixes,
+    group: GROUPS.fixer,
+    consumer: `${name}-fixer`,
+    batchSize: 1,
+    handler: async ([entry], { signal }) => {
+      active++
+      try {
+        const run = { db: deps.db, orm: deps.orm, tools: deps.tools, ...deps.fixes, slots, limits: deps.limits, log, holder: `${name}-fixer`, stopping: stopping.signal }
+        await runFix(run, entry!.fields.fix ?? '', entry!.attempt, deps.timing.maxAttempts, AbortSignal.any([signal, stopping.signal]))
+      } finally {
+        active--
+      }
+    },
+  })
+  fixer.on('error', (error: unknown) => log.error('fixer consumer error', { error }))
   admission.on('error', (error: unknown) => log.error('admission consumer error', { error }))
-  const consumers = [admission, ...runners]
+  const consumers = [admission, ...runners, fixer]
   return {
     name: 'investigator',
     start: async () => {
@@ -96,15 +120,15 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
       await Promise.all(consumers.map((consumer) => consumer.stop()))
     },
     depth: async () => {
-      const [a, b] = await Promise.all([queueDepth(deps.redis, deps.keys.issueChanges, GROUPS.admission), queueDepth(deps.redis, deps.keys.investigations, GROUPS.investigator)])
-      return { eligible: a.eligible + b.eligible, heldBack: a.heldBack + b.heldBack, deadLettered: a.deadLettered + b.deadLettered }
+      const depths = await Promise.all([queueDepth(deps.redis, deps.keys.issueChanges, GROUPS.admission), queueDepth(deps.redis, deps.keys.investigations, GROUPS.investigator), queueDepth(deps.redis, deps.keys.fixes, GROUPS.fixer)])
+      return { eligible: sum(depths, 'eligible'), heldBack: sum(depths, 'heldBack'), deadLettered: sum(depths, 'deadLettered') }
     },
     // A runner inside a long investigation is working, not stuck: it counts as progressing.
     lastProgressAt: () => (active > 0 ? Date.now() : Math.min(...consumers.map((consumer) => consumer.lastProgressAt))),
     fleetIdleMs: async () => {
       if (active > 0) return 0
-      const [a, b] = await Promise.all([groupActivity(deps.redis, deps.keys.issueChanges, GROUPS.admission), groupActivity(deps.redis, deps.keys.investigations, GROUPS.investigator)])
-      return Math.min(a.minIdleMs, b.minIdleMs)
+      const groups = await Promise.all([groupActivity(deps.redis, deps.keys.issueChanges, GROUPS.admission), groupActivity(deps.redis, deps.keys.investigations, GROUPS.investigator), groupActivity(deps.redis, deps.keys.fixes, GROUPS.fixer)])
+      return Math.min(...groups.map((group) => group.minIdleMs))
     },
     waitingFor: () => {
       const since = deps.db.outage.downSince
@@ -115,8 +139,13 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
       const paused = deps.limits.maxConcurrent === 0 ? ' (paused: INVESTIGATION_MAX_CONCURRENT=0)' : ''
       return [
         `investigations: running=${await slots.running()} max_concurrent=${deps.limits.maxConcurrent}${paused} model=${deps.tools.model?.label ?? 'none (MODEL_API_KEY unset)'}`,
+        `fixes: sandbox=${deps.fixes.sandboxes?.label ?? 'none'} template=${deps.fixes.template ? 'set' : 'none (SVC_SANDBOX_JAVASCRIPT_TEMPLATE unset: fixes stop with sandbox_template_missing)'}`,
         ...[...usage].map(([project, tokens]) => `investigation_budget ${project}: used=${tokens} daily_tokens=${deps.limits.projectDailyTokens}`),
       ]
     },
   }
+}
+
+function sum<K extends string>(rows: Array<Record<K, number>>, key: K): number {
+  return rows.reduce((total, row) => total + row[key], 0)
 }

@@ -9,7 +9,8 @@ import { join } from 'node:path'
 import { normalizeSourcePath } from '../../shared/source-path.js'
 import { CodehostUnreachable, RepositoryDenied, type CodehostPlugin, type ModelPlugin } from '../../shared/plugins/types.js'
 import { checkEvidence } from './analysis/evidence.js'
-import { eventMessage, type InvestigationInput } from './analysis/prompt.js'
+import { parseAnswer } from './analysis/answer.js'
+import { eventMessage, systemPrompt, type InvestigationInput } from './analysis/prompt.js'
 import { indexRepository, repoPathOf } from './analysis/repo-paths.js'
 import { createRepoTools } from './analysis/repo-tools.js'
 import { converse, type Budgets } from './agent-loop.js'
@@ -69,7 +70,12 @@ export async function investigate(subject: Subject, tools: { model: ModelPlugin;
       throw new Stop('no_app_frames', `None of the stack's source files is in ${repo} at ${commit.slice(0, 12)} (${files}): the code that threw comes from elsewhere.`)
     }
     const repoTools = createRepoTools(root, index)
-    const answer = await converse(tools.model, repoTools, eventMessage(inputOf(subject, event, frames, repo, commit)), budgets, record, signal)
+    const answer = await converse(
+      tools.model,
+      { what: 'investigation', system: systemPrompt(), firstMessage: eventMessage(inputOf(subject, event, frames, repo, commit)), tools: repoTools, finish: { name: 'submit_answer', parse: answerOf }, record },
+      budgets,
+      signal,
+    )
     const evidence = await checkEvidence(answer, { dir: root, readFiles: repoTools.readFiles })
     if (!evidence.ok) {
       // The problems go to the record for operators; the rejected analysis itself is not kept.
@@ -87,6 +93,11 @@ export async function investigate(subject: Subject, tools: { model: ModelPlugin;
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
+}
+
+function answerOf(input: unknown) {
+  const parsed = parseAnswer(input)
+  return parsed.ok ? { ok: true as const, value: parsed.answer } : parsed
 }
 
 /** The commit a release names: as is, then its version part ("shop@1.4.0" → "1.4.0", "v1.4.0"). */

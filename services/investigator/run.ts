@@ -31,6 +31,8 @@ export interface RunDeps {
   holder: string
   /** Aborted when this process stops. */
   stopping: AbortSignal
+  /** Dispatches a fix queued by an investigated outcome (the sweeper does, if this is lost). */
+  dispatchFix(fixId: string): Promise<void>
 }
 
 /** How often a waiting handler asks for a slot. */
@@ -66,6 +68,7 @@ export async function runInvestigation(deps: RunDeps, investigationId: string, a
       const budgets = { maxTurns: deps.limits.maxTurns, maxTokens: Math.min(deps.limits.maxTokens, deps.limits.projectDailyTokens - used), deadline: started + deps.limits.maxRunMs }
       const outcome = await investigate(subject, { model: deps.tools.model!, codehost: deps.tools.codehost! }, budgets, record, signal)
       await record.finish(outcome, Date.now() - started)
+      if (record.queuedFix) await deps.dispatchFix(record.queuedFix).catch((error: unknown) => deps.log.warn('fix dispatch failed; the sweeper dispatches it', { error }))
     } catch (error) {
       if (error instanceof Stop) return await record.finish(stop(error.code, error.message), Date.now() - started)
       throw error

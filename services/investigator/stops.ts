@@ -20,6 +20,16 @@ export const STOPS = {
   low_confidence: 'The model could not tell the cause with enough confidence. Look at the stack and breadcrumbs yourself; more events or source context may help a later run.',
   lease_lost: 'No worker finished the investigation within its leases and retries: check that investigator workers are running and healthy (worker /health), then press Investigate again.',
   investigation_failed: 'The investigation failed on an internal error (the worker log has it, under the investigation id); press Investigate again, and report it if it repeats.',
+  // The fix stage's stops (docs/fixes.md).
+  sandbox_template_missing: 'Set SVC_SANDBOX_JAVASCRIPT_TEMPLATE on the workers to a template folder (sandbox-templates/javascript, or your own), restart them, then press Fix this.',
+  sandbox_unavailable: "The sandbox could not run the project (it could not start, or installing the dependencies failed); check the worker log and the template's install command, then press Fix this.",
+  codehost_cannot_push: 'Give the token or the app write access to the repository (contents and pull requests: read and write), then press Fix this.',
+  tests_failed: 'The fix broke tests that pass without it (listed in the message). Fix it by hand from the root cause, or press Fix this to try again.',
+  repro_not_achievable: 'No test could be written that fails without the fix, so the change is unverified. Write a failing test by hand, or turn on limited drafts in the project settings to get an unverified draft.',
+  verification_failed: 'The build failed or the regression test still fails with the fix. Fix it by hand from the root cause, or press Fix this to try again.',
+  review_vetoed: 'An independent review of the diff refused it (its reason is in the message). Fix it by hand from the root cause, or press Fix this to try again.',
+  pr_exists: "The fix branch has an open pull request with commits the service did not push; it will not overwrite a person's work. Merge or close that pull request, then press Fix this.",
+  fix_failed: 'The fix failed on an internal error (the worker log has it, under the fix id); press Fix this, and report it if it repeats.',
 } as const
 
 export type StopCode = keyof typeof STOPS

@@ -15,6 +15,7 @@ import { stop } from './stops.js'
 import { setIssueStatus } from './store/admissions.js'
 import { ACTIVE_STATES, Investigation } from './store/entities.js'
 import { claimRun, RunTakenOver } from './store/run-record.js'
+import { readFixCi, sweepFixes, type FixSweepOptions } from './fix/sweep.js'
 
 export interface SweeperOptions {
   orm: Orm
@@ -22,6 +23,8 @@ export interface SweeperOptions {
   keys: StreamKeys
   leaseMs: number
   maxAttempts: number
+  /** The fix stage's share (lapsed fixes, CI read-back), when this process runs it. */
+  fixes?: FixSweepOptions
 }
 
 export class LeaseSweeper extends EventEmitter {
@@ -35,7 +38,11 @@ export class LeaseSweeper extends EventEmitter {
   start(): void {
     this.#timer = setInterval(() => {
       this.#running ??= this.sweep()
-        .then(() => undefined)
+        .then(async () => {
+          if (!this.options.fixes) return
+          await sweepFixes(this.options.fixes)
+          await readFixCi(this.options.fixes)
+        })
         .catch((error: unknown) => void this.emit('error', error))
         .finally(() => (this.#running = undefined))
     }, this.options.leaseMs / 2)

@@ -11,7 +11,7 @@ import { ensureGroup, StreamTrimmer } from '../../shared/streams/index.js'
 import { streamTopology } from '../../shared/topology.js'
 import { createOrm, type Orm } from '../../shared/orm.js'
 import { createGrouper } from '../grouper/index.js'
-import { createInvestigator } from '../investigator/index.js'
+import { createInvestigator, type InvestigatorDeps } from '../investigator/index.js'
 import type { Tools } from '../investigator/investigate.js'
 import { INVESTIGATOR_ENTITIES } from '../investigator/store/entities.js'
 import { startHealthServer } from './health.js'
@@ -31,6 +31,8 @@ export interface WorkerDeps {
   /** What the investigator may spend, and the plugins it works with (none: every run stops saying so). */
   investigations?: InvestigationLimits
   tools?: Tools
+  /** The fix stage's sandbox, template and command limits (none: every fix stops saying so). */
+  fixes?: InvestigatorDeps['fixes']
 }
 
 export interface Worker {
@@ -44,7 +46,8 @@ const FACTORIES: Record<ServiceName, (deps: WorkerDeps, orm: () => Orm) => Hoste
   grouper: (deps) => createGrouper(deps),
   investigator: (deps, orm) => {
     if (!deps.investigations) throw new Error('the investigator needs its limits (config.investigations)')
-    return createInvestigator({ ...deps, orm: orm(), limits: deps.investigations, tools: deps.tools ?? { model: undefined, codehost: undefined } })
+    const fixes = deps.fixes ?? { sandboxes: undefined, template: undefined, evidenceLimits: deps.investigations.sandbox, publicUrl: '' }
+    return createInvestigator({ ...deps, orm: orm(), limits: deps.investigations, tools: deps.tools ?? { model: undefined, codehost: undefined }, fixes })
   },
 }
 

@@ -89,9 +89,9 @@ t.test('a worker killed with -9 while its investigation waits on the model: anot
 
   const b = await fleet.start({})
   t.comment(`worker B up at ${clock()}, ${Date.now() - killedAt} ms after the kill`)
-  const row = await h.waitForStatus(issue, FINISHED, 30_000)
+  const row = await h.settle(issue, 30_000)
   t.comment(`issue ${row.status} at ${clock()}, ${Date.now() - killedAt} ms after the kill`)
-  t.equal(row.status, 'investigated', 'the app bug is found in its code by worker B')
+  t.equal(row.outcome, 'investigated', 'the app bug is found in its code by worker B')
 
   const runs = await runsOf(h, issue)
   t.equal(runs.length, 1, 'one investigation for the issue')
@@ -136,7 +136,7 @@ t.test('a model that never answers and every worker killed with -9 mid-run: the 
 
   // One more worker, left to run: it finds a run whose attempts are spent.
   const last = await fleet.start(quick)
-  const row = await h.waitForStatus(issue, FINISHED, 30_000)
+  const row = await h.settle(issue, 30_000)
   t.comment(`issue ${row.status} (${row.reason_code}) at ${clock()}, ${Date.now() - killedAt} ms after the last kill; model turns asked: ${h.models.turns.length}`)
   t.equal(row.status, 'needs_human', 'the run stops for a person')
   t.ok(['lease_lost', 'model_unavailable', 'budget_exhausted'].includes(row.reason_code), `with an honest reason (${row.reason_code})`)
@@ -187,7 +187,7 @@ t.test('a run whose attempts are spent is not claimed again by a redelivery of a
       break
     }
     if (attempt <= maxAttempts) await worker.kill()
-    else await h.waitForStatus(issue, FINISHED, 30_000).finally(() => worker.stop())
+    else await h.settle(issue, 30_000).finally(() => worker.stop())
   }
   const [run] = await runsOf(h, issue)
   const outcomes = await outcomesOf(h, run!.id)

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import { readFile, rm } from 'node:fs/promises'
 import { dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { createLogger } from '../../shared/log.js'
 import { createOrm, type Orm } from '../../shared/orm.js'
 import { loadPlugin } from '../../shared/plugins/loader.js'
@@ -40,7 +41,12 @@ export interface HarnessOptions {
   modelTimeoutMs?: number
   /** A model plugin to use instead of one talking to the scripted server (the eval's real model). */
   modelPlugin?: ModelPlugin
+  /** true: fixes run in the real local sandbox with the fixture's template (SVC_SANDBOX_JAVASCRIPT_TEMPLATE set). */
+  sandbox?: boolean
 }
+
+/** The template the fix tests use: the fixture's suite, with the repository's node_modules mounted read-only. */
+export const FIXTURE_TEMPLATE = fileURLToPath(new URL('../fixtures/sandbox-template', import.meta.url))
 
 export interface Harness {
   stack: TestStack
@@ -50,14 +56,32 @@ export interface Harness {
   orm: Orm
   token: string
   commit: string
+  /** The bare repository the loopback serves as REPO. */
+  bareDir: string
   /** Uploads the fixture's source maps for release (the harness uploads them for the fixture's own). */
   uploadMaps(release: string): Promise<void>
   /** Sends one event of bug per user (distinct users and sessions), answers the issue id. */
   send(bug: FixtureBug['key'], users: number, overrides?: { message?: string; release?: string }): Promise<string>
   /** Waits until the issue's status is one of states; answers its row. */
   waitForStatus(issueId: string, states: readonly string[], timeoutMs?: number): Promise<{ status: string; reason_code: string; reason_message: string }>
+  /**
+   * Waits until the issue settled (insight, needs_human, pr_draft or pr_created: an investigated
+   * outcome goes on to its fix); answers the issue's row and its latest investigation's state.
+   */
+  settle(issueId: string, timeoutMs?: number): Promise<Settled>
   violations(): Promise<Violation[]>
 }
+
+export interface Settled {
+  status: string
+  reason_code: string
+  reason_message: string
+  /** The latest investigation's state (investigated, insight, needs_human). */
+  outcome: string
+}
+
+/** Where an issue's status rests: an investigation's outcome other than investigated, or its fix's end. */
+export const SETTLED = ['insight', 'needs_human', 'pr_draft', 'pr_created']
 
 /** What startHarness registers its teardowns with: a tap Test, or anything that runs them (bench/). */
 export interface HarnessTeardown {
@@ -80,7 +104,9 @@ export async function startHarness(t: HarnessTeardown, options: HarnessOptions =
   const log = createLogger('silent')
   const codehost = await loadPlugin('codehost', 'codehost-github', { token, apiUrl: github.apiUrl, webUrl: github.webUrl }, { log })
   const model = options.model === false ? undefined : (options.modelPlugin ?? (await modelPlugin(options, models)))
-  const stack = await startTestStack(t, { worker: true, env: options.env, plugins: { codehost: codehost as CodehostPlugin, chat: undefined }, model })
+  const sandboxes = options.sandbox ? await loadPlugin('sandbox', 'sandbox-local', {}, { log }) : undefined
+  const env = { ...(options.sandbox ? { SVC_SANDBOX_JAVASCRIPT_TEMPLATE: FIXTURE_TEMPLATE } : {}), ...options.env }
+  const stack = await startTestStack(t, { worker: true, env, plugins: { codehost: codehost as CodehostPlugin, chat: undefined }, model, sandboxes })
   const orm = await createOrm(stack.db, INVESTIGATOR_ENTITIES)
   t.teardown(() => orm.close())
   if (options.attach !== false) await stack.db.query('UPDATE projects SET codehost_repo = $1 WHERE id = $2', [REPO, stack.projectId])
@@ -101,6 +127,7 @@ export async function startHarness(t: HarnessTeardown, options: HarnessOptions =
     orm,
     token,
     commit,
+    bareDir,
     uploadMaps,
     async send(bug, users, overrides = {}) {
       let eventId = ''
@@ -115,6 +142,16 @@ export async function startHarness(t: HarnessTeardown, options: HarnessOptions =
       return waitFor(async () => {
         const { rows } = await stack.db.query<{ status: string; reason_code: string; reason_message: string }>('SELECT status, reason_code, reason_message FROM issues WHERE id = $1', [issueId])
         return rows[0] && states.includes(rows[0].status) ? rows[0] : undefined
+      }, timeoutMs, 100)
+    },
+    async settle(issueId, timeoutMs = 30_000) {
+      return waitFor(async () => {
+        const { rows } = await stack.db.query<Settled>(
+          `SELECT i.status, i.reason_code, i.reason_message, v.state AS outcome FROM issues i
+             JOIN investigations v ON v.issue_id = i.id WHERE i.id = $1 ORDER BY v.episode DESC LIMIT 1`,
+          [issueId],
+        )
+        return rows[0] && SETTLED.includes(rows[0].status) ? rows[0] : undefined
       }, timeoutMs, 100)
     },
     violations: () => checkInvestigations(orm, { graceMs: 2 * stack.config.investigations.leaseMs, maxAttempts: stack.config.stream.maxAttempts }),

@@ -19,6 +19,7 @@ import type { ChatPlugin, CodehostPlugin, ModelPlugin } from '../../shared/plugi
 import { createRedis, streamKeys, type StreamKeys } from '../../shared/redis.js'
 import { applySeed, SEED_INGEST_KEY, SEED_PROJECT_ID } from '../../shared/seed.js'
 import { startWorker, type Worker } from '../../services/worker/index.js'
+import type { SandboxPlugin } from '../../shared/plugins/sandbox-types.js'
 import { startFront, type Front } from '../../bin/front/index.js'
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './env.js'
 
@@ -65,7 +66,7 @@ export async function createTestDatabase(t: Teardown): Promise<string> {
 /** Builds a stack; env entries override configuration (e.g. limits) as a user would. */
 export async function startTestStack(
   t: Teardown,
-  options: { env?: Record<string, string>; ingress?: boolean; worker?: boolean; plugins?: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }; model?: ModelPlugin; log?: Logger } = {},
+  options: { env?: Record<string, string>; ingress?: boolean; worker?: boolean; plugins?: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }; model?: ModelPlugin; sandboxes?: SandboxPlugin; log?: Logger } = {},
 ): Promise<TestStack> {
   const databaseUrl = await createTestDatabase(t)
   const objectDir = mkdtempSync(join(tmpdir(), 'svc-test-objects-'))
@@ -102,7 +103,8 @@ export async function startTestStack(
     baseUrl: '',
     async startWorker() {
       const tools = { model: options.model, codehost: options.plugins?.codehost }
-      const worker = await startWorker({ db, objects: await objects(), redis, keys, log, services: config.services, timing: config.stream, healthPort: 0, healthHost: '127.0.0.1', investigations: config.investigations, tools })
+      const fixes = { sandboxes: options.sandboxes, template: config.secrets.sandboxJavascriptTemplate, evidenceLimits: config.investigations.sandbox, publicUrl: config.baseUrl }
+      const worker = await startWorker({ db, objects: await objects(), redis, keys, log, services: config.services, timing: config.stream, healthPort: 0, healthHost: '127.0.0.1', investigations: config.investigations, tools, fixes })
       workers.push(worker)
       stack.worker ??= worker
       return worker

@@ -45,8 +45,8 @@ t.test('INVESTIGATION_MAX_CONCURRENT=1 holds two workers to one investigation at
   t.equal(new Set(h.models.turns.map((turn) => JSON.stringify(turn.messages[0]))).size, 1, 'the model heard of one investigation only')
   for (const port of [h.stack.worker!.healthPort, second.healthPort]) t.match(await health(port), /investigations: running=1 max_concurrent=1 /, 'each worker shows the fleet-wide count')
   open()
-  t.equal((await h.waitForStatus(app, FINISHED)).status, 'investigated')
-  t.equal((await h.waitForStatus(thirdParty, FINISHED)).status, 'insight', 'the waiting one runs once the slot is free')
+  t.equal((await h.settle(app)).outcome, 'investigated')
+  t.equal((await h.settle(thirdParty)).status, 'insight', 'the waiting one runs once the slot is free')
   t.same(await h.violations(), [])
 })
 
@@ -60,10 +60,10 @@ t.test("a project's daily token budget stops the next investigation at once, and
   }
   const h = await startHarness(t, { script: costly, env: { INVESTIGATION_PROJECT_DAILY_TOKENS: '1000' } })
   const app = await h.send('app', 2)
-  t.equal((await h.waitForStatus(app, FINISHED)).status, 'investigated')
+  t.equal((await h.settle(app)).outcome, 'investigated')
   const turnsBefore = h.models.turns.length
   const thirdParty = await h.send('third_party', 2)
-  const stopped = await h.waitForStatus(thirdParty, FINISHED)
+  const stopped = await h.settle(thirdParty)
   t.equal(stopped.reason_code, 'budget_exhausted')
   t.match(stopped.reason_message, /used \d+ of 1000 model tokens today/)
   t.equal(h.models.turns.length, turnsBefore, 'no model call was made for it')

@@ -3,7 +3,6 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import { Investigation, InvestigationCitation, InvestigationOutcome } from '../../services/investigator/store/entities.js'
 import { MODEL_KEY, REPO, startHarness } from '../helpers/investigation-harness.js'
 
-const FINISHED = ['investigated', 'insight', 'needs_human']
 
 for (const provider of ['anthropic', 'openai'] as const) {
   t.test(`over ${provider}'s wire format, each fixture bug ends in its one honest outcome`, async (t) => {
@@ -12,8 +11,9 @@ for (const provider of ['anthropic', 'openai'] as const) {
     const thirdParty = await h.send('third_party', 2)
     const notInRepo = await h.send('not_in_repo', 2)
 
-    const appIssue = await h.waitForStatus(app, FINISHED)
-    t.equal(appIssue.status, 'investigated', 'a bug in the app is found in its code')
+    const appIssue = await h.settle(app)
+    t.equal(appIssue.outcome, 'investigated', 'a bug in the app is found in its code')
+    t.same([appIssue.status, appIssue.reason_code], ['needs_human', 'sandbox_template_missing'], 'and its fix, without a sandbox template, stops at once saying so')
     const em = h.orm.em.fork() as EntityManager
     const appRun = await em.findOneOrFail(Investigation, { issueId: app })
     t.equal(appRun.commitSha, h.commit, "the repository was read at the release's tagged commit")
@@ -27,14 +27,14 @@ for (const provider of ['anthropic', 'openai'] as const) {
     const appOutcome = await em.findOneOrFail(InvestigationOutcome, { investigationId: appRun.id })
     t.ok(appOutcome.summary.length > 0 && appOutcome.chain.length > 0 && appOutcome.fix.length > 0, 'summary, chain and fix are kept')
 
-    const tpIssue = await h.waitForStatus(thirdParty, FINISHED)
+    const tpIssue = await h.settle(thirdParty)
     t.equal(tpIssue.status, 'insight', 'a third-party script is named as the cause outside the code')
     const tpRun = await em.findOneOrFail(Investigation, { issueId: thirdParty })
     const tpOutcome = await em.findOneOrFail(InvestigationOutcome, { investigationId: tpRun.id })
     t.equal(tpOutcome.cause?.kind, 'third_party_script')
     t.match(tpOutcome.cause?.name, h.fixture.bugs.third_party.expected.thirdParty!)
 
-    const nrIssue = await h.waitForStatus(notInRepo, FINISHED)
+    const nrIssue = await h.settle(notInRepo)
     t.equal(nrIssue.status, 'needs_human')
     t.equal(nrIssue.reason_code, 'no_app_frames', "frames that map to files absent from the repository stop with a reason")
     t.match(nrIssue.reason_message, /widget-kit\/src\/carousel\.ts/, 'naming the files it looked for')
@@ -54,7 +54,7 @@ t.test('an error one user saw stays new and is never investigated', async (t) =>
   t.equal(await (h.orm.em.fork() as EntityManager).count(Investigation, { issueId: issue }), 0, 'no investigation row')
   t.equal(h.models.turns.length, 0, 'the model was never asked')
   await h.send('app', 1)
-  t.equal((await h.waitForStatus(issue, FINISHED)).status, 'investigated', 'the second user makes it qualify')
+  t.equal((await h.settle(issue)).outcome, 'investigated', 'the second user makes it qualify')
   await h.send('app', 2)
   await new Promise((resolve) => setTimeout(resolve, 1500))
   t.equal(await (h.orm.em.fork() as EntityManager).count(Investigation, { issueId: issue }), 1, 'more events of the same episode start nothing new')

@@ -19,7 +19,7 @@ t.test('the issue names at least the stop codes the product promises, each with 
   for (const [code, remediation] of Object.entries(STOPS)) t.match(remediation, /\b(set|attach|grant|check|upload|try|raise|press|look|report)\b/i, `${code} says what to do`)
 })
 
-t.test('docs/investigations.md explains every stop code', async (t) => {
-  const doc = readFileSync(new URL('../../docs/investigations.md', import.meta.url), 'utf8')
+t.test('docs/investigations.md and docs/fixes.md explain every stop code', async (t) => {
+  const doc = ['investigations', 'fixes'].map((name) => readFileSync(new URL(`../../docs/${name}.md`, import.meta.url), 'utf8')).join('\n')
   for (const code of Object.keys(STOPS)) t.match(doc, `| \`${code}\` |`, code)
 })

@@ -80,12 +80,12 @@ export function eventMessage(input: InvestigationInput): string {
 }
 
 /** JSON with < > & as \u escapes: still the same JSON, but it can never spell a closing tag. */
-function escapeJson(value: unknown, indent?: number): string {
+export function escapeJson(value: unknown, indent?: number): string {
   return JSON.stringify(value, null, indent).replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`)
 }
 
 /** The first max characters, with "…" marking a cut; a surrogate pair is never split. */
-function cap(value: unknown, max: number): string {
+export function cap(value: unknown, max: number): string {
   const text = typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value)
   if (text.length <= max) return text
   let end = max - 1

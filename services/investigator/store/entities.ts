@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { BigIntType, EntitySchema } from '@mikro-orm/core'
+import { FixEvidenceSchema, FixSchema } from './fix-entities.js'
 
 export const ACTIVE_STATES = ['queued', 'analyzing'] as const
 export const OUTCOME_KINDS = ['investigated', 'insight', 'needs_human'] as const
@@ -162,5 +163,5 @@ export const InvestigationCitationSchema = new EntitySchema<InvestigationCitatio
   },
 })
 
-/** Every entity of the investigator, for createOrm. */
-export const INVESTIGATOR_ENTITIES = [InvestigationSchema, InvestigationStepSchema, InvestigationOutcomeSchema, InvestigationCitationSchema]
+/** Every entity of the investigator (the fix stage's included), for createOrm. */
+export const INVESTIGATOR_ENTITIES = [InvestigationSchema, InvestigationStepSchema, InvestigationOutcomeSchema, InvestigationCitationSchema, FixSchema, FixEvidenceSchema]

@@ -7,7 +7,10 @@
  *   used more attempts than allowed;
  * - every stop has a reason code, a message and a remediation; every investigated outcome cites
  *   at least one verified line;
- * - the issue's status is its latest investigation's state.
+ * - the issue's status is its latest investigation's state, or after an investigated outcome its
+ *   latest fix's; no investigated investigation is left with nothing after it;
+ * - no fix stays queued or fixing past its lease; every fix stop has its reason; and no
+ *   ready-for-review pull request exists without executed E0 and E2 rows.
  * Read through the ORM's connection (one way to these tables).
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
@@ -51,9 +54,39 @@ const CHECKS: Array<{ rule: string; sql: string }> = [
            WHERE o.kind = 'investigated' AND NOT EXISTS (SELECT 1 FROM investigation_citations c WHERE c.investigation_id = o.investigation_id)`,
   },
   {
-    rule: "issue status is not its latest investigation's state",
-    sql: `SELECT v.id, 'issue ' || i.status || ', investigation ' || v.state AS detail FROM investigations v JOIN issues i ON i.id = v.issue_id
-           WHERE v.episode = (SELECT max(w.episode) FROM investigations w WHERE w.issue_id = v.issue_id) AND i.status <> v.state`,
+    rule: "issue status is not its latest investigation's or fix's state",
+    // After an investigated outcome the issue follows its latest fix: investigated while it is queued, then fixing and the fix's end.
+    sql: `SELECT v.id, 'issue ' || i.status || ', investigation ' || v.state || coalesce(', fix ' || f.state, '') AS detail
+            FROM investigations v JOIN issues i ON i.id = v.issue_id
+            LEFT JOIN LATERAL (SELECT x.state FROM fixes x WHERE x.investigation_id = v.id ORDER BY x.created_at DESC LIMIT 1) f ON true
+           WHERE v.episode = (SELECT max(w.episode) FROM investigations w WHERE w.issue_id = v.issue_id)
+             AND i.status <> CASE WHEN v.state = 'investigated' AND f.state IS NOT NULL THEN (CASE WHEN f.state = 'queued' THEN 'investigated' ELSE f.state END) ELSE v.state END`,
+  },
+  {
+    rule: 'investigated with nothing after it',
+    sql: `SELECT v.id, 'no fix queued, running or ended' AS detail FROM investigations v
+           WHERE v.state = 'investigated' AND NOT EXISTS (SELECT 1 FROM fixes f WHERE f.investigation_id = v.id)
+             AND NOT EXISTS (SELECT 1 FROM fixes f WHERE f.issue_id = v.issue_id AND f.created_at > v.finished_at)
+             AND NOT EXISTS (SELECT 1 FROM fixes f WHERE f.issue_id = v.issue_id AND f.state IN ('queued', 'fixing'))`,
+  },
+  {
+    rule: 'fix in flight past its lease',
+    sql: `SELECT f.id, f.state || ' since lease ended at ' || f.lease_until AS detail FROM fixes f
+           WHERE f.state IN ('queued', 'fixing') AND f.lease_until < now() - ? * interval '1 millisecond'`,
+  },
+  {
+    rule: 'fix stop without reason, message or remediation',
+    sql: `SELECT f.id, 'code=' || f.reason_code AS detail FROM fixes f WHERE f.state = 'needs_human' AND (f.reason_code = '' OR f.reason_message = '' OR f.remediation = '')`,
+  },
+  {
+    rule: 'ready-for-review pull request without executed E0 and E2',
+    // Ready only with the delivering attempt's build passed, and its regression test red on the baseline and green with the fix.
+    sql: `SELECT id, 'pull request ' || pr || ' lacks ' || lacks AS detail FROM (
+            SELECT f.id, f.pr_number AS pr, concat_ws(', ',
+                   CASE WHEN NOT EXISTS (SELECT 1 FROM fix_evidence e WHERE e.fix_id = f.id AND e.attempt = f.attempts AND e.tier = 'E0' AND e.phase = 'fix' AND e.met AND e.exit_code = 0) THEN 'E0' END,
+                   CASE WHEN NOT EXISTS (SELECT 1 FROM fix_evidence e WHERE e.fix_id = f.id AND e.attempt = f.attempts AND e.tier = 'E2' AND e.phase = 'baseline' AND e.met AND e.exit_code <> 0) THEN 'E2 red on the baseline' END,
+                   CASE WHEN NOT EXISTS (SELECT 1 FROM fix_evidence e WHERE e.fix_id = f.id AND e.attempt = f.attempts AND e.tier = 'E2' AND e.phase = 'fix' AND e.met AND e.exit_code = 0) THEN 'E2 green with the fix' END) AS lacks
+              FROM fixes f WHERE f.state = 'pr_created' OR f.delivery = 'ready') ready WHERE lacks <> ''`,
   },
 ]
 

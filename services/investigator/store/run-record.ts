@@ -1,19 +1,15 @@
 /**
- * One worker's hold on one investigation while it runs: claim, lease renewals, steps, usage and
- * the one outcome. Every write is an optimistic-lock update of the row this worker read, and they
- * run one at a time (a unit of work is not safe for concurrent flushes); a write that finds the row
- * changed by someone else means the run was taken over, and every later write refuses.
+ * One worker's hold on one investigation while it runs (a LeasedRecord): claim, steps, usage and
+ * the one outcome.
  */
-import { OptimisticLockError } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Orm } from '../../../shared/orm.js'
 import { setIssueStatus } from './admissions.js'
+import { queueFix } from './fix-queue.js'
+import { LeasedRecord, RunTakenOver } from './leased-record.js'
 import { Investigation, InvestigationCitation, InvestigationOutcome, InvestigationStep, OUTCOME_KINDS, type OutcomeKind, type OutsideCause } from './entities.js'
 
-/** The run no longer belongs to this worker: its lease lapsed and another took it, or it finished. */
-export class RunTakenOver extends Error {
-  override name = 'RunTakenOver'
-}
+export { RunTakenOver }
 
 export interface OutcomeRecord {
   kind: OutcomeKind
@@ -51,53 +47,16 @@ export async function claimRun(orm: Orm, investigationId: string, leaseMs: numbe
   return { status: 'claimed', record }
 }
 
-export class RunRecord {
-  #queue: Promise<unknown> = Promise.resolve()
+export class RunRecord extends LeasedRecord<Investigation> {
   #seq = 0
-  #lost = false
-
-  constructor(
-    private readonly em: EntityManager,
-    readonly investigation: Investigation,
-    private readonly leaseMs: number,
-  ) {}
 
   get attempt(): number {
-    return this.investigation.attempts
+    return this.row.attempts
   }
 
-  /** True once a write found the run taken over. */
-  get lost(): boolean {
-    return this.#lost
-  }
-
-  /** Runs change on the row inside a transaction, after the writes before it; RunTakenOver when the row moved on. */
-  write(change: (tx: EntityManager, row: Investigation) => Promise<void> | void): Promise<void> {
-    const next = this.#queue.then(async () => {
-      if (this.#lost) throw new RunTakenOver('the investigation was taken over by another worker')
-      try {
-        await this.em.transactional(async (tx) => {
-          const row = tx.merge(this.investigation)
-          await change(tx, row)
-          await tx.flush()
-        })
-      } catch (error) {
-        if (error instanceof OptimisticLockError) {
-          this.#lost = true
-          throw new RunTakenOver('the investigation was taken over by another worker')
-        }
-        throw error
-      }
-    })
-    this.#queue = next.catch(() => undefined)
-    return next
-  }
-
-  /** Pushes the lease forward: the sweeper leaves a run alone while its lease holds. */
-  renew(): Promise<void> {
-    return this.write((_, row) => {
-      row.leaseUntil = new Date(Date.now() + this.leaseMs)
-    })
+  /** The investigation as this worker last wrote it. */
+  get investigation(): Investigation {
+    return this.row
   }
 
   /**
@@ -152,6 +111,11 @@ export class RunRecord {
       }))
       for (const citation of outcome.citations ?? []) tx.persist(Object.assign(new InvestigationCitation(), { investigationId: row.id, ...citation }))
       await setIssueStatus(tx, row.issueId, outcome.kind, outcome.reasonCode ?? '', outcome.reasonMessage ?? '')
+      // A cause in the user's code goes on to its fix in the same transaction: never left in investigated with nothing after it.
+      if (outcome.kind === 'investigated') this.queuedFix = (await queueFix(tx, row, this.leaseMs))?.id
     })
   }
+
+  /** The fix finish queued (to dispatch once committed), if any. */
+  queuedFix: string | undefined
 }

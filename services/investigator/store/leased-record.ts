@@ -1,0 +1,58 @@
+/**
+ * One worker's hold on one leased job row (an investigation, a fix) while it runs. Every write is an
+ * optimistic-lock update of the row this worker read, and they run one at a time (a unit of work is
+ * not safe for concurrent flushes); a write that finds the row changed by someone else means the job
+ * was taken over, and every later write refuses.
+ */
+import { OptimisticLockError } from '@mikro-orm/core'
+import type { EntityManager } from '@mikro-orm/postgresql'
+
+/** The job no longer belongs to this worker: its lease lapsed and another took it, or it finished. */
+export class RunTakenOver extends Error {
+  override name = 'RunTakenOver'
+}
+
+export class LeasedRecord<Row extends { leaseUntil: Date }> {
+  #queue: Promise<unknown> = Promise.resolve()
+  #lost = false
+
+  constructor(
+    protected readonly em: EntityManager,
+    protected readonly row: Row,
+    protected readonly leaseMs: number,
+  ) {}
+
+  /** True once a write found the job taken over. */
+  get lost(): boolean {
+    return this.#lost
+  }
+
+  /** Runs change on the row inside a transaction, after the writes before it; RunTakenOver when the row moved on. */
+  write(change: (tx: EntityManager, row: Row) => Promise<void> | void): Promise<void> {
+    const next = this.#queue.then(async () => {
+      if (this.#lost) throw new RunTakenOver('the job was taken over by another worker')
+      try {
+        await this.em.transactional(async (tx) => {
+          const row = tx.merge(this.row as object) as Row
+          await change(tx, row)
+          await tx.flush()
+        })
+      } catch (error) {
+        if (error instanceof OptimisticLockError) {
+          this.#lost = true
+          throw new RunTakenOver('the job was taken over by another worker')
+        }
+        throw error
+      }
+    })
+    this.#queue = next.catch(() => undefined)
+    return next
+  }
+
+  /** Pushes the lease forward: the sweeper leaves a job alone while its lease holds. */
+  renew(): Promise<void> {
+    return this.write((_, row) => {
+      row.leaseUntil = new Date(Date.now() + this.leaseMs)
+    })
+  }
+}
