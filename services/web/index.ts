@@ -27,9 +27,9 @@ export interface WebRouteDeps {
   track(work: Promise<void>): void
   /** Trusted proxies in front: per-address limits read the client from X-Forwarded-For. */
   proxyHops: number
-  /** The investigator's entities, for reading investigations and asking for another. */
+  /** The investigator's entities, for reading investigations and fixes and asking for them. */
   orm: Orm
-  /** config.investigations.leaseMs, for the investigations people ask for. */
+  /** config.investigations.leaseMs, for the investigations and fixes people ask for. */
   investigationLeaseMs: number
 }
 
@@ -37,6 +37,17 @@ export interface WebRouteDeps {
 export function registerWebRoutes(app: uWS.TemplatedApp, deps: WebRouteDeps): void {
   const { setup, track, proxyHops, orm } = deps
   registerAgentRoutes(app, { setup, hub: deps.hub, track, proxyHops })
-  registerProjectApiRoutes(app, { db: setup.db, orm, log: deps.log, secureCookies: deps.dashboard.secureCookies, track })
+  registerProjectApiRoutes(app, {
+    db: setup.db,
+    orm,
+    redis: setup.redis,
+    keys: setup.keys,
+    investigationLeaseMs: deps.investigationLeaseMs,
+    log: deps.log,
+    secureCookies: deps.dashboard.secureCookies,
+    baseUrl: setup.baseUrl,
+    dashboardOrigin: deps.dashboard.dashboardOrigin,
+    track,
+  })
   registerDashboardRoutes(app, { ...deps.dashboard, setup, log: deps.log, baseUrl: setup.baseUrl, codehost: setup.codehost, track, proxyHops, orm, investigationLeaseMs: deps.investigationLeaseMs })
 }

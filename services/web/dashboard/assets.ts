@@ -114,12 +114,19 @@ ol.frames { list-style: none; padding: 0; margin: 0; display: flex; flex-directi
 .facets { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 1rem; }
 .facet caption { text-align: left; font-weight: 600; padding: .4rem .75rem; }
 .facet meter { display: block; width: 100%; height: .5rem; }
-.investigation .prose { white-space: pre-wrap; overflow-wrap: anywhere; }
-.investigation .stop { background: #fef3f2; border: 1px solid #fecdca; border-radius: 6px; padding: .6rem .8rem; }
-.investigation .stop p { margin: .35rem 0; }
+.investigation .prose, .fix .prose { white-space: pre-wrap; overflow-wrap: anywhere; }
+.investigation .stop, .fix .stop { background: #fef3f2; border: 1px solid #fecdca; border-radius: 6px; padding: .6rem .8rem; }
+.investigation .stop p, .fix .stop p { margin: .35rem 0; }
 ol.chain li { margin: .2rem 0; overflow-wrap: anywhere; }
 ul.citations { list-style: none; padding: 0; margin: 0; }
 ul.citations li { margin: 0 0 .75rem; overflow-wrap: anywhere; }
 pre.quote { background: #0f1720; color: #e6edf3; padding: .5rem .75rem; border-radius: 6px; overflow: auto; white-space: pre; margin: .35rem 0 0; }
-form.investigate { margin-top: 1rem; }
+form.investigate, form.fix-this { margin-top: 1rem; }
+.bad, .ci-failure, .verdict-vetoed { color: var(--danger); font-weight: 600; }
+.ci-success, .verdict-approved { color: var(--ok); font-weight: 600; }
+.badge.draft { background: #eef0f3; color: var(--fg); border: 1px solid var(--line); }
+.badge.ready { background: #e7f5ec; color: var(--ok); border: 1px solid #a6dbb7; }
+.badge.unverified { background: #fff4e5; color: #8a4b00; border: 1px solid #f5c37a; }
+details.excerpt summary { cursor: pointer; color: var(--muted); font-size: .85rem; }
+pre.excerpt { background: #0f1720; color: #e6edf3; padding: .5rem .75rem; border-radius: 6px; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 20rem; margin: .35rem 0 0; }
 `

@@ -27,6 +27,8 @@ export interface ProjectFacts {
   codehost_installation_id: string
   codehost_connected_at: Date | null
   codehost_repo_access: string
+  /** The limited-draft opt-in: a fix without a reproducing test may open as a draft marked "not verified". */
+  fix_limited_drafts: boolean
   chat_connected_at: Date | null
   sourcemaps_uploaded_at: Date | null
   sdk_seen_at: Date | null
@@ -70,7 +72,7 @@ export async function getOwnProject(db: Queryable, userId: string, projectId: st
   if (!isUuid(projectId)) return undefined
   const { rows } = await db.query<ProjectFacts>(
     `SELECT id, name, created_at, codehost_repo, codehost_installation_id, codehost_connected_at, codehost_repo_access,
-            chat_connected_at, sourcemaps_uploaded_at, sdk_seen_at
+            fix_limited_drafts, chat_connected_at, sourcemaps_uploaded_at, sdk_seen_at
        FROM projects WHERE id = $1 AND owner_id = $2`,
     [projectId, userId],
   )

@@ -1,18 +1,22 @@
 /**
  * The signed-in person's projects: the list, one project's overview, its issues (one with its
- * investigation, and the owner's "Investigate again") and code-host settings.
+ * investigation and fix, and the owner's "Investigate again"). Settings: settings-routes.ts; the
+ * owner's "Fix this": fix-routes.ts.
  */
 import type uWS from 'uWebSockets.js'
+import { readFix } from '../../investigator/fix/read.js'
 import { readInvestigation, requestInvestigation } from '../../investigator/read.js'
 import type { DashboardDeps } from './deps.js'
+import { issueForAction } from './issue-actions.js'
 import { getDailyCounts, getFacets, getIssueDetail, getLatestEvent, listRecentEvents } from './issue-queries.js'
 import { getOwnProject, listIssues, listOwnProjects, listProjectKeys, type ProjectFacts } from './project-queries.js'
 import { PageError, redirect, sendPage } from './respond.js'
 import { getPage, postForm, type PageContext } from './route.js'
 import { signInPath } from './viewer.js'
-import type { InvestigationNotice } from './views/investigation.js'
+import { FIX_NOTICES } from './views/fix.js'
+import { isActive, type InvestigationNotice } from './views/investigation.js'
 import { issuePage } from './views/issue-page.js'
-import { codehostSettingsPage, issuesPage, projectOverviewPage, projectsPage } from './views/projects.js'
+import { issuesPage, projectOverviewPage, projectsPage } from './views/projects.js'
 
 const NOT_FOUND = (): PageError => new PageError(404, 'Not found', 'There is no such project among yours. Pick one from your projects.')
 const NO_ISSUE = (): PageError => new PageError(404, 'Not found', 'This project has no such issue. Pick one from its issue list.')
@@ -23,7 +27,7 @@ const NOTICES: readonly InvestigationNotice[] = ['started', 'in_flight']
  * signed-out browser to sign in. Another person's project is "not found", not "forbidden", so ids
  * cannot be probed.
  */
-async function ownProject(deps: DashboardDeps, ctx: PageContext): Promise<{ userId: string; project: ProjectFacts } | undefined> {
+export async function ownProject(deps: DashboardDeps, ctx: PageContext): Promise<{ userId: string; project: ProjectFacts } | undefined> {
   const { ex, request, viewer } = ctx
   if (!viewer.session) {
     const query = request.query.toString()
@@ -36,8 +40,8 @@ async function ownProject(deps: DashboardDeps, ctx: PageContext): Promise<{ user
 }
 
 /**
- * Registers /, /projects/:id, its issues (?noise=1 lists noise too), one issue (?investigation=
- * names the notice after the button), the button's POST and the code-host settings.
+ * Registers /, /projects/:id, its issues (?noise=1 lists noise too), one issue (?investigation= and
+ * ?fix= name the notice after a button) and the Investigate button's POST.
  */
 export function registerProjectRoutes(app: uWS.TemplatedApp, deps: DashboardDeps): void {
   const db = deps.setup.db
@@ -65,41 +69,31 @@ export function registerProjectRoutes(app: uWS.TemplatedApp, deps: DashboardDeps
     if (!owned) return
     const issue = await getIssueDetail(db, owned.project.id, ctx.request.params[1]!)
     if (!issue) throw NO_ISSUE()
-    const [latest, facets, days, recent, view] = await Promise.all([
+    const [latest, facets, days, recent, view, fixView] = await Promise.all([
       getLatestEvent(db, issue.id),
       getFacets(db, issue.id),
       getDailyCounts(db, issue.id),
       listRecentEvents(db, issue.id),
       readInvestigation(deps.orm, issue.id),
+      readFix(deps.orm, issue.id),
     ])
-    const asked = ctx.request.query.get('investigation')
-    const notice = NOTICES.find((n) => n === asked)
-    // Only the owner reaches this page (ownProject), so the button is theirs to press.
-    const investigation = { view, issueKind: issue.kind, requestPath: `/projects/${owned.project.id}/issues/${issue.id}/investigate`, notice }
-    sendPage(ctx.ex, 200, issuePage(ctx.viewer, owned.project, { issue, latest, facets, days, recent, investigation }))
+    const { query } = ctx.request
+    const base = `/projects/${owned.project.id}/issues/${issue.id}`
+    // Only the owner reaches this page (ownProject), so the buttons are theirs to press.
+    const investigation = { view, issueKind: issue.kind, requestPath: `${base}/investigate`, notice: NOTICES.find((n) => n === query.get('investigation')) }
+    const fix = { view: fixView, issueKind: issue.kind, requestPath: `${base}/fix`, investigationActive: isActive(view), notice: FIX_NOTICES.find((n) => n === query.get('fix')) }
+    sendPage(ctx.ex, 200, issuePage(ctx.viewer, owned.project, { issue, latest, facets, days, recent, investigation, fix }))
   })
 
-  postForm(app, deps, '/projects/:id/issues/:issue_id/investigate', async ({ ex, request, viewer }) => {
-    const [projectId, issueId] = request.params as [string, string]
-    const issuePath = `/projects/${encodeURIComponent(projectId)}/issues/${encodeURIComponent(issueId)}`
-    if (!viewer.session) return redirect(ex, signInPath(issuePath))
-    const userId = viewer.session.user.id
-    // An action, unlike a page, says "forbidden" to anybody but the owner: also for an id that does
-    // not exist, so the answer tells nothing about other people's projects.
-    const project = await getOwnProject(db, userId, projectId)
-    if (!project) throw new PageError(403, 'Not allowed', "Only the project's owner can ask for an investigation. Sign in as the owner, or ask them to press the button.")
-    const issue = await getIssueDetail(db, project.id, issueId)
-    if (!issue) throw NO_ISSUE()
-    if (issue.kind !== 'error') throw new PageError(409, 'Not investigated', 'Only error issues are investigated. Go back to the issue list and pick an error.')
+  postForm(app, deps, '/projects/:id/issues/:issue_id/investigate', async (ctx) => {
+    const target = await issueForAction(deps, ctx, {
+      forbidden: "Only the project's owner can ask for an investigation. Sign in as the owner, or ask them to press the button.",
+      notError: { title: 'Not investigated', message: 'Only error issues are investigated. Go back to the issue list and pick an error.' },
+    })
+    if (!target) return
+    const { userId, project, issue } = target
     const result = await requestInvestigation(deps.orm, deps.setup.redis, deps.setup.keys, { issueId: issue.id, projectId: project.id, userId, leaseMs: deps.investigationLeaseMs })
     deps.log.info('investigation requested', { project_id: project.id, issue_id: issue.id, user_id: userId, result })
-    redirect(ex, `/projects/${project.id}/issues/${issue.id}?investigation=${result}`)
-  })
-
-  getPage(app, deps, '/projects/:id/settings/codehost', async (ctx) => {
-    const owned = await ownProject(deps, ctx)
-    if (!owned) return
-    const installUrl = deps.codehost?.installUrl() || undefined
-    sendPage(ctx.ex, 200, codehostSettingsPage(ctx.viewer, owned.project, installUrl))
+    redirect(ctx.ex, `${target.issuePath}?investigation=${result}`)
   })
 }

@@ -46,7 +46,7 @@ function originOf(url: string | undefined): string | undefined {
  * Under Referrer-Policy no-referrer browsers send "Origin: null" with form posts, so a null origin
  * passes only when Sec-Fetch-Site vouches for it.
  */
-export function isSameOriginPost(deps: DashboardDeps, request: PageRequest): boolean {
+export function isSameOriginPost(deps: Pick<DashboardDeps, 'baseUrl' | 'dashboardOrigin' | 'secureCookies'>, request: Pick<PageRequest, 'fetchSite' | 'origin' | 'host'>): boolean {
   if (request.fetchSite && request.fetchSite !== 'same-origin' && request.fetchSite !== 'none') return false
   if (!request.origin) return true
   if (request.origin === 'null') return request.fetchSite === 'same-origin'

@@ -1,6 +1,6 @@
 /**
  * The project API's error catalogue (/api/v1/projects/...): what the tool server to come, and
- * anything else reading a project's issues, is answered when it cannot be. Every answer that is not
+ * anything else reading a project's issues or asking for a fix, is answered when it cannot be. Every answer that is not
  * a success carries `code` and `message`. docs/errors.md is kept in step by a test.
  */
 import { CataloguedError, type ErrorDetail, type ErrorSpec } from '../../../shared/http/errors.js'
@@ -10,6 +10,10 @@ export const PROJECT_API_ERRORS = {
   not_signed_in: { status: 401, message: 'No dashboard session came with the request. Sign in to the dashboard, then send the request again with its session cookie.' },
   project_not_found: { status: 404, message: 'None of your projects has this id. Check the project id in the dashboard address; do not retry with the same one.' },
   issue_not_found: { status: 404, message: 'This project has no issue with this id. Check both ids: an issue belongs to exactly one project.' },
+  invalid_id: { status: 400, message: 'The id named in field is not a UUID. Copy the project and issue ids from the dashboard address; do not retry with the same one.' },
+  not_an_error: { status: 409, message: 'Only error issues are investigated and fixed. Check the issue kind; do not retry with this issue.' },
+  in_flight: { status: 409, message: 'An investigation or a fix of this issue is already in progress, so nothing was started. Wait for it to end (read the issue for its state), then ask again.' },
+  cross_site_request: { status: 403, message: "The request came from another site's page (Origin or Sec-Fetch-Site), and the session cookie must not act for it. Send it from the dashboard's own origin or from a client outside the browser." },
   not_found: { status: 404, message: 'No such endpoint. Project endpoints live under /api/v1/projects/<project_id>.' },
   unavailable: { status: 503, message: 'The service cannot reach its database right now. Retry in retry_after seconds.' },
   internal_error: { status: 500, message: 'The service failed to handle the request. Retry once; if it persists, check the service logs.' },

@@ -1,30 +1,53 @@
 /**
  * The project API (/api/v1/projects/...): what the tool server to come reads about a project's
- * issues. For now a request is authenticated by the dashboard's session cookie and answers only the
- * project's owner, as the dashboard's pages do; API-key bearer auth comes with the tool server.
+ * issues, and the one action it takes ("Fix this"). For now a request is authenticated by the
+ * dashboard's session cookie and answers only the project's owner, as the dashboard's pages do;
+ * API-key bearer auth comes with the tool server.
  */
+import type { Redis } from 'ioredis'
 import type uWS from 'uWebSockets.js'
 import { isDatabaseOutage, type Db } from '../../../shared/db.js'
 import { exchange, send, sendError, type Exchange } from '../../../shared/http/exchange.js'
 import type { Logger } from '../../../shared/log.js'
 import type { Orm } from '../../../shared/orm.js'
+import type { StreamKeys } from '../../../shared/redis.js'
+import { readFix, requestFix } from '../../investigator/fix/read.js'
 import { readInvestigation } from '../../investigator/read.js'
 import { getWebSession } from '../accounts/web-sessions.js'
 import { cookieName, parseCookies } from '../dashboard/cookies.js'
 import { getIssueDetail, type IssueDetail } from '../dashboard/issue-queries.js'
-import { getOwnProject } from '../dashboard/project-queries.js'
+import { getOwnProject, isUuid, type ProjectFacts } from '../dashboard/project-queries.js'
+import { isSameOriginPost } from '../dashboard/viewer.js'
 import { ProjectApiError } from './errors.js'
 
 /** What the project API needs from the composition root. */
 export interface ProjectApiDeps {
   db: Db
-  /** The investigator's entities: an issue is answered with its latest investigation. */
+  /** The investigator's entities: an issue is answered with its latest investigation and fix. */
   orm: Orm
+  /** Where "Fix this" puts the fix or investigation it starts. */
+  redis: Redis
+  keys: StreamKeys
+  /** config.investigations.leaseMs, as the dashboard's buttons use it. */
+  investigationLeaseMs: number
   log: Logger
   /** Whether the session cookie carries the __Host- prefix (the dashboard is served over https). */
   secureCookies: boolean
+  /** The service's address and DASHBOARD_ORIGIN: the origins an action may come from in a browser. */
+  baseUrl: string
+  dashboardOrigin: string | undefined
   /** Counts a request in flight, so a graceful stop lets it answer. */
   track(work: Promise<void>): void
+}
+
+/** What a request carries that the answer needs; uWS frees req at the first await. */
+interface ApiRequest {
+  projectId: string
+  issueId: string
+  token: string | undefined
+  origin: string
+  fetchSite: string
+  host: string
 }
 
 /** Answers carry one person's private data: no cache may keep them. */
@@ -32,6 +55,8 @@ const NO_STORE: ReadonlyArray<[string, string]> = [['Cache-Control', 'no-store']
 
 /** Seconds a client waits before retrying after an outage. */
 const OUTAGE_RETRY_SECONDS = 5
+
+const ISSUE_PATH = '/api/v1/projects/:project_id/issues/:issue_id'
 
 /** The issue as the API answers it: snake_case fields, counts as numbers, times as ISO strings. */
 export function issueJson(issue: IssueDetail): Record<string, unknown> {
@@ -52,31 +77,71 @@ export function issueJson(issue: IssueDetail): Record<string, unknown> {
   }
 }
 
-/** Registers GET /api/v1/projects/:project_id/issues/:issue_id and the surface's JSON 404. */
+/**
+ * Registers GET /api/v1/projects/:project_id/issues/:issue_id, POST …/fix and the surface's JSON
+ * 404.
+ */
 export function registerProjectApiRoutes(app: uWS.TemplatedApp, deps: ProjectApiDeps): void {
-  const { db } = deps
-
-  app.get('/api/v1/projects/:project_id/issues/:issue_id', (res, req) => {
+  app.get(ISSUE_PATH, (res, req) => {
     const ex = exchange(res)
-    // uWS frees req at the first await: copy out what the answer needs.
-    const projectId = req.getParameter(0) ?? ''
-    const issueId = req.getParameter(1) ?? ''
-    const token = parseCookies(req.getHeader('cookie')).get(cookieName('session', deps.secureCookies))
+    const request = readApiRequest(req, deps)
     deps.track(
       answer(ex, deps.log, async () => {
-        const session = await getWebSession(db, token)
-        if (!session) throw new ProjectApiError('not_signed_in')
-        const project = await getOwnProject(db, session.user.id, projectId)
-        if (!project) throw new ProjectApiError('project_not_found')
-        const issue = await getIssueDetail(db, project.id, issueId)
-        if (!issue) throw new ProjectApiError('issue_not_found')
-        const investigation = await readInvestigation(deps.orm, issue.id)
-        send(ex, 200, JSON.stringify({ issue: issueJson(issue), investigation: investigation ?? null }), NO_STORE)
+        const { issue } = await ownIssue(deps, request)
+        const [investigation, fix] = await Promise.all([readInvestigation(deps.orm, issue.id), readFix(deps.orm, issue.id)])
+        send(ex, 200, JSON.stringify({ issue: issueJson(issue), investigation: investigation ?? null, fix: fix ?? null }), NO_STORE)
+      }),
+    )
+  })
+
+  app.post(`${ISSUE_PATH}/fix`, (res, req) => {
+    const ex = exchange(res)
+    const request = readApiRequest(req, deps)
+    // The action takes no body: whatever is sent is read and dropped.
+    res.onData(() => {})
+    deps.track(
+      answer(ex, deps.log, async () => {
+        // The session cookie goes along with any post a browser makes, so one from another site's page is refused.
+        if (!isSameOriginPost(deps, request)) throw new ProjectApiError('cross_site_request')
+        const { userId, project, issue } = await ownIssue(deps, request)
+        if (issue.kind !== 'error') throw new ProjectApiError('not_an_error')
+        const result = await requestFix(deps.orm, deps.redis, deps.keys, { issueId: issue.id, projectId: project.id, userId, leaseMs: deps.investigationLeaseMs })
+        deps.log.info('fix requested', { project_id: project.id, issue_id: issue.id, user_id: userId, result, via: 'project_api' })
+        if (result === 'in_flight') throw new ProjectApiError('in_flight')
+        send(ex, 202, JSON.stringify({ result }), NO_STORE)
       }),
     )
   })
 
   app.any('/api/v1/projects/*', (res) => sendError(exchange(res), new ProjectApiError('not_found')))
+}
+
+function readApiRequest(req: uWS.HttpRequest, deps: ProjectApiDeps): ApiRequest {
+  return {
+    projectId: req.getParameter(0) ?? '',
+    issueId: req.getParameter(1) ?? '',
+    token: parseCookies(req.getHeader('cookie')).get(cookieName('session', deps.secureCookies)),
+    origin: req.getHeader('origin'),
+    fetchSite: req.getHeader('sec-fetch-site'),
+    host: req.getHeader('host'),
+  }
+}
+
+/**
+ * The signed-in owner's project and issue the request names. Ids are checked for form after sign-in
+ * (a malformed one is the client's mistake, not a probe); another person's project and an issue of
+ * another project are both "not found".
+ */
+async function ownIssue(deps: ProjectApiDeps, request: ApiRequest): Promise<{ userId: string; project: ProjectFacts; issue: IssueDetail }> {
+  const session = await getWebSession(deps.db, request.token)
+  if (!session) throw new ProjectApiError('not_signed_in')
+  if (!isUuid(request.projectId)) throw new ProjectApiError('invalid_id', { field: 'project_id' })
+  if (!isUuid(request.issueId)) throw new ProjectApiError('invalid_id', { field: 'issue_id' })
+  const project = await getOwnProject(deps.db, session.user.id, request.projectId)
+  if (!project) throw new ProjectApiError('project_not_found')
+  const issue = await getIssueDetail(deps.db, project.id, request.issueId)
+  if (!issue) throw new ProjectApiError('issue_not_found')
+  return { userId: session.user.id, project, issue }
 }
 
 /** Runs a route, turning every failure into a catalogued answer; nothing escapes. */

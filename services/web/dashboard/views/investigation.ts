@@ -34,7 +34,8 @@ const NOTICES: Readonly<Record<InvestigationNotice, string>> = {
 
 const TRIGGERS: Readonly<Record<string, string>> = { auto: 'automatic', regression: 'the issue came back', manual: 'asked for by a person' }
 
-const NUMBER = new Intl.NumberFormat('en-US')
+/** Token counts as people read them (12,345). */
+export const NUMBER = new Intl.NumberFormat('en-US')
 
 /** True while the investigation waits for or holds a worker. */
 export function isActive(view: InvestigationView | undefined): boolean {
@@ -150,7 +151,8 @@ function repository(repo: InvestigationView['repository']): SafeHtml {
   return html`<code>${repo.name}</code>@${href ? html`<a href="${href}" title="${repo.commit}">${sha}</a>` : sha}`
 }
 
-function duration(ms: number): string {
+/** A run's time taken, in the largest unit that reads well (ms, s, min and s). */
+export function duration(ms: number): string {
   if (ms < 1000) return `${ms} ms`
   const seconds = ms / 1000
   if (seconds < 60) return `${seconds.toFixed(1)} s`
@@ -158,6 +160,7 @@ function duration(ms: number): string {
   return `${minutes} min ${Math.floor(seconds % 60)} s`
 }
 
-function iso(text: string): SafeHtml {
+/** A <time> of an ISO timestamp from a view. */
+export function iso(text: string): SafeHtml {
   return when(new Date(text))
 }

@@ -1,8 +1,8 @@
 /**
  * GET /projects/:id/issues/:issue_id: one issue told in source terms. Its title and culprit as the
- * grouper normalised them, its investigation (investigation.ts), the latest event's symbolicated
- * frames and breadcrumbs, where and when it happens, and the raw messages of its latest events (the
- * title replaces one user's data).
+ * grouper normalised them, its investigation (investigation.ts) and fix (fix.ts), the latest event's
+ * symbolicated frames and breadcrumbs, where and when it happens, and the raw messages of its latest
+ * events (the title replaces one user's data).
  */
 import { html, type SafeHtml } from '../html.js'
 import type { DayCount, Facets, IssueDetail, LatestEvent, RecentEvent } from '../issue-queries.js'
@@ -12,6 +12,7 @@ import type { Viewer } from '../viewer.js'
 import { breadcrumbsSection } from './breadcrumbs.js'
 import { noiseExplanation } from './explanations.js'
 import { dailyChart, facetsSection } from './facets.js'
+import { fixSection, type FixPanel } from './fix.js'
 import { stackSection } from './frames.js'
 import { investigationSection, type InvestigationPanel } from './investigation.js'
 import { when } from './layout.js'
@@ -24,6 +25,7 @@ export interface IssuePageData {
   days: DayCount[]
   recent: RecentEvent[]
   investigation: InvestigationPanel
+  fix: FixPanel
 }
 
 /** How well the issue's title and culprit read in source terms (issues.detail_quality). */
@@ -51,6 +53,7 @@ ${noise ? html`<div class="notice noise-note" role="note"><strong>Noise: ${noise
   <dt>Grouping</dt><dd>version ${issue.grouping_version} · ${DETAIL_QUALITY[issue.detail_quality] ?? `detail ${issue.detail_quality}`}</dd>
 </dl>
 ${investigationSection(viewer, data.investigation)}
+${fixSection(viewer, data.fix)}
 <h2>Events per day</h2>
 ${dailyChart(data.days)}
 <h2>Latest event</h2>

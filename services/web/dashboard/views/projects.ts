@@ -1,11 +1,11 @@
-/** The project pages: the list, one project's overview, its issues, code-host settings (one issue: issue-page.ts). */
-import { html, safeHref, type SafeHtml } from '../html.js'
+/** The project pages: the list, one project's overview, its issues (one issue: issue-page.ts; settings: settings.ts). */
+import { html, type SafeHtml } from '../html.js'
 import type { IssueList, KeySummary, ProjectFacts, ProjectSummary } from '../project-queries.js'
 import type { Viewer } from '../viewer.js'
 import { noiseExplanation } from './explanations.js'
 import { layout, when } from './layout.js'
 
-type Tab = 'overview' | 'issues' | 'codehost'
+type Tab = 'overview' | 'issues' | 'settings'
 
 /** A project page: crumbs, the project's tabs, then body. */
 export function projectFrame(viewer: Viewer, project: { id: string; name: string }, tab: Tab, title: string, body: SafeHtml): SafeHtml {
@@ -15,12 +15,13 @@ export function projectFrame(viewer: Viewer, project: { id: string; name: string
     viewer,
     `${title} · ${project.name}`,
     html`<p class="crumbs"><a href="/">Projects</a> / <span>${project.name}</span></p>
-<nav class="tabs" aria-label="Project">${link('overview', base, 'Overview')}${link('issues', `${base}/issues`, 'Issues')}${link('codehost', `${base}/settings/codehost`, 'Code host')}</nav>
+<nav class="tabs" aria-label="Project">${link('overview', base, 'Overview')}${link('issues', `${base}/issues`, 'Issues')}${link('settings', `${base}/settings/codehost`, 'Settings')}</nav>
 ${body}`,
   )
 }
 
-function yesNo(date: Date | null, yes: string, no: string): SafeHtml {
+/** A fact with its date ("attached since ..."), or what it is without one. */
+export function yesNo(date: Date | null, yes: string, no: string): SafeHtml {
   return date ? html`<span class="ok">${yes}</span> <span class="muted">since ${when(date)}</span>` : html`<span class="muted">${no}</span>`
 }
 
@@ -89,27 +90,4 @@ ${issues.map(
 )}
 </tbody></table>`
   return projectFrame(viewer, project, 'issues', 'Issues', html`<h1>Issues</h1>${toggle}${table}`)
-}
-
-/** GET /projects/:id/settings/codehost: the attached repository and where to install the app. */
-export function codehostSettingsPage(viewer: Viewer, project: ProjectFacts, installUrl: string | undefined): SafeHtml {
-  const href = installUrl ? safeHref(installUrl) : undefined
-  return projectFrame(
-    viewer,
-    project,
-    'codehost',
-    'Code host',
-    html`<h1>Code host</h1>
-<dl class="facts">
-  <dt>Repository</dt><dd>${project.codehost_repo ? html`<code>${project.codehost_repo}</code>` : html`<span class="muted">none attached</span>`}</dd>
-  <dt>Attached</dt><dd>${yesNo(project.codehost_connected_at, 'yes', 'no')}</dd>
-  <dt>App access</dt><dd>${project.codehost_repo_access || html`<span class="muted">not checked</span>`}</dd>
-</dl>
-${
-  href
-    ? html`<p>Install the code host app on the repository's owner so the service can read the code and open pull requests.</p>
-<p class="actions"><a class="button primary" href="${href}" rel="noreferrer">Install the code host app</a></p>`
-    : html`<p class="empty">This deployment has no code host app configured, so there is nothing to install.</p>`
-}`,
-  )
 }
