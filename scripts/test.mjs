@@ -6,6 +6,9 @@
 // installs it; nothing is skipped.
 // The last line is "N passed, N failed".
 import { execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { INSTALL, ProvisionError, startPostgres, startRedis } from './throwaway-services.mjs'
 
 const cleanups = []
@@ -62,6 +65,11 @@ async function main() {
   } catch {
     return die('building the SDK (node sdk/build.mjs) failed; see the error above')
   }
+  // Each test database is checked for the fix invariants before it is dropped (test/helpers/suite-invariants.ts).
+  const invariantLog = join(mkdtempSync(join(tmpdir(), 'svc-invariants-')), 'log')
+  writeFileSync(invariantLog, '')
+  cleanups.push(() => rmSync(dirname(invariantLog), { recursive: true, force: true }))
+  env.SVC_INVARIANT_LOG = invariantLog
   const args = process.argv.slice(2)
   const tap = spawn('npx', ['tap', '--reporter=tap', ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] })
   let tail = ''
@@ -70,16 +78,30 @@ async function main() {
     tail = (tail + chunk).slice(-2000)
   })
   const code = await new Promise((resolve) => tap.once('exit', (c) => resolve(c ?? 1)))
+  const invariants = suiteInvariants(readFileSync(invariantLog, 'utf8'))
   await cleanup()
   // tap's closing summary: "# { total: 12, pass: 11, fail: 1, skip: 0 }" (absent keys are zero).
   const summary = /#\s*\{([^}]*)\}\s*(?:#[^\n]*\s*)*$/.exec(tail)?.[1] ?? ''
   const count = (key) => Number(new RegExp(`\\b${key}:\\s*(\\d+)`).exec(summary)?.[1] ?? 0)
   const total = count('total')
-  const passed = count('pass')
-  const failed = Math.max(count('fail'), code === 0 ? 0 : total - passed || 1)
+  const passed = count('pass') + (invariants.checked > 0 && invariants.violations.length === 0 ? 1 : 0)
+  const failed = Math.max(count('fail'), code === 0 ? 0 : total - passed || 1) + (invariants.violations.length > 0 ? 1 : 0)
   const skipped = count('skip') + count('todo')
   console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
   process.exit(code === 0 && total > 0 && failed === 0 && skipped === 0 ? 0 : 1)
+}
+
+/** The check over every test database with fix tables: no issue left in investigated or fixing, no ready pull request without E0 and E2. */
+function suiteInvariants(log) {
+  const lines = log.split('\n').filter(Boolean)
+  const checked = lines.filter((line) => line.startsWith('checked ')).length
+  const seeded = lines.filter((line) => line.startsWith('seeded ')).length
+  const violations = lines.filter((line) => line.startsWith('violation '))
+  if (checked + seeded + violations.length === 0) return { checked, violations }
+  console.log(`# fix invariants after the suite: ${checked} test databases checked, ${seeded} seeded by hand (not checked), ${violations.length} violations`)
+  for (const line of violations) console.log(`#   ${line}`)
+  console.log(`${violations.length === 0 ? 'ok' : 'not ok'} - no issue left in investigated or fixing past its lease, no ready-for-review pull request without executed E0 and E2 (over every test database)`)
+  return { checked, violations }
 }
 
 main().catch((error) => die(error.stack ?? String(error)))

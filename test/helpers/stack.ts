@@ -19,6 +19,7 @@ import type { ChatPlugin, CodehostPlugin, ModelPlugin } from '../../shared/plugi
 import { createRedis, streamKeys, type StreamKeys } from '../../shared/redis.js'
 import { applySeed, SEED_INGEST_KEY, SEED_PROJECT_ID } from '../../shared/seed.js'
 import { startWorker, type Worker } from '../../services/worker/index.js'
+import { checkBeforeDrop } from './suite-invariants.js'
 import type { SandboxPlugin } from '../../shared/plugins/sandbox-types.js'
 import { startFront, type Front } from '../../bin/front/index.js'
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './env.js'
@@ -53,6 +54,7 @@ export async function createTestDatabase(t: Teardown): Promise<string> {
   await admin.query(`CREATE DATABASE ${name}`)
   await admin.end()
   t.teardown(async () => {
+    await checkBeforeDrop(url.toString(), name)
     const client = new pg.Client({ connectionString: TEST_DATABASE_URL })
     await client.connect()
     await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
