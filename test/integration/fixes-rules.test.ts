@@ -8,6 +8,10 @@ import { Fix } from '../../services/investigator/store/fix-entities.js'
 import { serviceBrain, type FixerOptions } from '../helpers/fixer-brain.js'
 import { addCommit } from '../helpers/git-repository.js'
 import { REPO, startHarness, type Harness, type HarnessOptions } from '../helpers/investigation-harness.js'
+import type { Script } from '../helpers/model-server.js'
+
+// A dozen fixes, each building and testing the fixture in three sandboxes: well over the runner's default two minutes a file.
+t.setTimeout(10 * 60_000)
 
 const OWNER = '00000000-0000-4000-8000-00000000f1c5'
 
@@ -112,5 +116,24 @@ t.test('a person-started fix opens ready for review; a second run updates the sa
   t.equal(await pressFix(h, issue), 'fix_started')
   const third = await h.settle(issue, 120_000)
   t.same([third.status, third.reason_code], ['needs_human', 'pr_exists'])
+  t.same(await h.violations(), [])
+})
+
+t.test('access to the repository withdrawn between the investigation and its fix stops the fix with repo_access_denied', async (t) => {
+  const brain = serviceBrain()
+  let withdraw = (): void => undefined
+  // As the investigation submits its answer, the token loses the repository.
+  const script: Script = (turn, index) => {
+    const step = brain(turn, index)
+    if (turn.tools.includes('submit_answer') && step.toolCalls?.some((call) => call.name === 'submit_answer')) withdraw()
+    return step
+  }
+  const h = await startHarness(t, { sandbox: true, script })
+  withdraw = () => h.github.acceptToken(h.token, [])
+  const issue = await h.send('app', 2)
+  const settled = await h.settle(issue, 120_000)
+  t.equal(settled.outcome, 'investigated')
+  t.same([settled.status, settled.reason_code], ['needs_human', 'repo_access_denied'])
+  t.same(h.github.pulls(REPO), [])
   t.same(await h.violations(), [])
 })
