@@ -10,9 +10,9 @@ import type { Db } from '../../shared/db.js'
 import type { InvestigationLimits } from '../../shared/config.js'
 import type { Logger } from '../../shared/log.js'
 import type { Orm } from '../../shared/orm.js'
-import { CodehostUnreachable } from '../../shared/plugins/types.js'
 import { sleep, SECOND } from '../../shared/time.js'
 import { investigate, preflight, type Tools } from './investigate.js'
+import { settleRunError } from './run-failure.js'
 import type { InvestigationSlots } from './slots.js'
 import { Stop, stop, type StopCode } from './stops.js'
 import { Investigation } from './store/entities.js'
@@ -76,22 +76,8 @@ export async function runInvestigation(deps: RunDeps, investigationId: string, a
       clearInterval(leaseKeeper)
     }
   } catch (error) {
-    if (error instanceof RunTakenOver) return
-    if (signal.aborted) {
-      // Stopping: the run goes back to the queue with its lease lapsed, so the sweeper dispatches it to a live worker at once.
-      if (deps.stopping.aborted && record && !record.lost) await record.requeue(0).catch(() => undefined)
-      return
-    }
-    // An outage of the code host or the database is retried by the stream; the last attempt stops.
-    if (attempt < maxAttempts) {
-      // Queued again, so the retry claims it at once rather than waiting for the lease to lapse.
-      if (record && !record.lost) await record.requeue().catch(() => undefined)
-      throw error
-    }
-    const code: StopCode = error instanceof CodehostUnreachable ? 'codehost_unavailable' : 'investigation_failed'
-    deps.log.error('investigation failed on its last attempt', { investigation: investigationId, error })
-    if (record) await record.finish(stop(code, (error as Error).message), 0).catch(() => undefined)
-    else await finishWith(deps, investigationId, stop(code, (error as Error).message))
+    const stopWith = (code: StopCode, message: string) => (record ? record.finish(stop(code, message), 0) : finishWith(deps, investigationId, stop(code, message)))
+    await settleRunError(error, { signal, stopping: deps.stopping, attempt, maxAttempts, record, failedCode: 'investigation_failed', stopWith, log: deps.log, what: 'investigation', id: investigationId })
   } finally {
     clearInterval(slotKeeper)
     await deps.slots.release(holder).catch(() => undefined)

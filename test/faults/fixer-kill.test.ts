@@ -1,6 +1,6 @@
 import t from 'tap'
 import { serviceBrain } from '../helpers/fixer-brain.js'
-import { FIXTURE_TEMPLATE, MODEL_KEY, REPO, startHarness } from '../helpers/investigation-harness.js'
+import { FIXTURE_TEMPLATE, REPO, startHarness, workerEnv } from '../helpers/investigation-harness.js'
 import type { Script } from '../helpers/model-server.js'
 import { waitFor } from '../helpers/stack.js'
 import { workerFleet } from '../helpers/svc-workers.js'
@@ -26,16 +26,7 @@ t.test('a worker killed with -9 while fixing: another worker takes the fix over 
   const script: Script = (turn, index) => (turn.tools.includes('submit_fix') && fixTurns++ === 0 ? { hang: true } : brain(turn, index))
   const h = await startHarness(t, { script, env: { SVC_SERVICES: 'grouper', ...LEASES } })
   const fleet = workerFleet(t, {
-    DATABASE_URL: h.stack.databaseUrl,
-    REDIS_URL: h.stack.redisUrl,
-    REDIS_KEY_PREFIX: h.stack.prefix,
-    SVC_SERVICES: 'investigator',
-    MODEL_API_KEY: MODEL_KEY,
-    SVC_MODEL_PLUGIN: 'model-anthropic',
-    SVC_MODEL_BASE_URL: h.models.anthropicBaseUrl,
-    CODEHOST_TOKEN: h.token,
-    CODEHOST_API_URL: h.github.apiUrl,
-    CODEHOST_WEB_URL: h.github.webUrl,
+    ...workerEnv(h),
     SVC_SANDBOX_JAVASCRIPT_TEMPLATE: FIXTURE_TEMPLATE,
     ...LEASES,
     LOG_LEVEL: 'warn',

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import { investigatorBrain } from '../helpers/investigator-brain.js'
-import { MODEL_KEY, startHarness, type Harness } from '../helpers/investigation-harness.js'
+import { startHarness, workerEnv, type Harness } from '../helpers/investigation-harness.js'
 import type { Script } from '../helpers/model-server.js'
 import { waitFor } from '../helpers/stack.js'
 import { workerFleet, type WorkerFleet } from '../helpers/svc-workers.js'
@@ -28,16 +28,7 @@ async function setting(t: Test, script: Script): Promise<{ h: Harness; fleet: Wo
   const h = await startHarness(t, { script, env: { SVC_SERVICES: 'grouper', ...LEASES } })
   t.same(h.stack.config.services, ['grouper'], 'the in-process worker runs no investigator')
   const fleet = workerFleet(t, {
-    DATABASE_URL: h.stack.databaseUrl,
-    REDIS_URL: h.stack.redisUrl,
-    REDIS_KEY_PREFIX: h.stack.prefix,
-    SVC_SERVICES: 'investigator',
-    MODEL_API_KEY: MODEL_KEY,
-    SVC_MODEL_PLUGIN: 'model-anthropic',
-    SVC_MODEL_BASE_URL: h.models.anthropicBaseUrl,
-    CODEHOST_TOKEN: h.token,
-    CODEHOST_API_URL: h.github.apiUrl,
-    CODEHOST_WEB_URL: h.github.webUrl,
+    ...workerEnv(h),
     ...LEASES,
     LOG_LEVEL: 'warn',
   })

@@ -165,3 +165,19 @@ async function modelPlugin(options: HarnessOptions, models: ModelServer): Promis
   if (options.provider === 'openai') return loadPlugin('model', 'model-openai', { apiKey: MODEL_KEY, baseUrl: models.openaiBaseUrl, model: 'gpt-test', timeoutMs }, { log })
   return loadPlugin('model', 'model-anthropic', { apiKey: MODEL_KEY, baseUrl: models.anthropicBaseUrl, model: 'claude-test', timeoutMs }, { log })
 }
+
+/** What a real `svc worker` process needs to investigate and fix against the harness's stack, model server and code host. */
+export function workerEnv(h: Harness): Record<string, string> {
+  return {
+    DATABASE_URL: h.stack.databaseUrl,
+    REDIS_URL: h.stack.redisUrl,
+    REDIS_KEY_PREFIX: h.stack.prefix,
+    SVC_SERVICES: 'investigator',
+    MODEL_API_KEY: MODEL_KEY,
+    SVC_MODEL_PLUGIN: 'model-anthropic',
+    SVC_MODEL_BASE_URL: h.models.anthropicBaseUrl,
+    CODEHOST_TOKEN: h.token,
+    CODEHOST_API_URL: h.github.apiUrl,
+    CODEHOST_WEB_URL: h.github.webUrl,
+  }
+}

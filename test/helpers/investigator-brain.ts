@@ -199,3 +199,17 @@ function submit(text: string, answer: Record<string, unknown>): BrainStep {
 function undetermined(summary: string, confidence: number): BrainStep {
   return submit('Not enough to go on.', { outcome: 'undetermined', confidence, summary, chain: [], citations: [] })
 }
+
+/** The honest brain behind a gate: every turn waits until open() is called (to hold a run mid-conversation). */
+export function gatedBrain(): { script: (turn: ModelTurn, index: number) => Promise<BrainStep>; open(): void } {
+  let open!: () => void
+  const gate = new Promise<void>((resolve) => (open = resolve))
+  const brain = investigatorBrain()
+  return {
+    script: async (turn, index) => {
+      await gate
+      return brain(turn, index)
+    },
+    open: () => open(),
+  }
+}

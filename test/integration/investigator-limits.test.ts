@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { Investigation } from '../../services/investigator/store/entities.js'
-import { investigatorBrain } from '../helpers/investigator-brain.js'
+import { gatedBrain, investigatorBrain } from '../helpers/investigator-brain.js'
 import { startHarness } from '../helpers/investigation-harness.js'
 import type { Script } from '../helpers/model-server.js'
 import { waitFor } from '../helpers/stack.js'
@@ -26,13 +26,7 @@ t.test('INVESTIGATION_MAX_CONCURRENT=0 pauses investigations: a qualifying issue
 })
 
 t.test('INVESTIGATION_MAX_CONCURRENT=1 holds two workers to one investigation at a time across the fleet', async (t) => {
-  let open!: () => void
-  const gate = new Promise<void>((resolve) => (open = resolve))
-  const brain = investigatorBrain()
-  const gated: Script = async (turn, index) => {
-    await gate
-    return brain(turn, index)
-  }
+  const { script: gated, open } = gatedBrain()
   const h = await startHarness(t, { script: gated, env: { INVESTIGATION_MAX_CONCURRENT: '1' } })
   const second = await h.stack.startWorker()
   const app = await h.send('app', 2)

@@ -1,9 +1,8 @@
 import t from 'tap'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { Investigation } from '../../services/investigator/store/entities.js'
-import { investigatorBrain } from '../helpers/investigator-brain.js'
+import { gatedBrain } from '../helpers/investigator-brain.js'
 import { startHarness, type Harness } from '../helpers/investigation-harness.js'
-import type { Script } from '../helpers/model-server.js'
 import { waitFor } from '../helpers/stack.js'
 
 const FINISHED = ['investigated', 'insight', 'needs_human']
@@ -43,13 +42,7 @@ t.test('a code host outage in the middle of a run is retried, and the run finish
 })
 
 t.test('a worker that stops mid-investigation hands it back, and another worker finishes it', async (t) => {
-  let open!: () => void
-  const gate = new Promise<void>((resolve) => (open = resolve))
-  const brain = investigatorBrain()
-  const gated: Script = async (turn, index) => {
-    await gate
-    return brain(turn, index)
-  }
+  const { script: gated, open } = gatedBrain()
   const h = await startHarness(t, { script: gated, env: { INVESTIGATION_LEASE_SECONDS: '2' } })
   const issue = await h.send('app', 2)
   await waitFor(async () => h.models.turns.length > 0 || undefined, 20_000, 50)

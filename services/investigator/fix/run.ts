@@ -9,8 +9,9 @@ import type { Db } from '../../../shared/db.js'
 import type { InvestigationLimits } from '../../../shared/config.js'
 import type { Logger } from '../../../shared/log.js'
 import type { Orm } from '../../../shared/orm.js'
-import { CodehostUnreachable, type SandboxPlugin } from '../../../shared/plugins/types.js'
+import type { SandboxPlugin } from '../../../shared/plugins/types.js'
 import type { Tools } from '../investigate.js'
+import { settleRunError } from '../run-failure.js'
 import type { InvestigationSlots } from '../slots.js'
 import { Stop, STOPS, type StopCode } from '../stops.js'
 import { Fix } from '../store/fix-entities.js'
@@ -84,19 +85,8 @@ export async function runFix(deps: FixDeps, fixId: string, attempt: number, maxA
       clearInterval(leaseKeeper)
     }
   } catch (error) {
-    if (error instanceof RunTakenOver) return
-    if (signal.aborted) {
-      if (deps.stopping.aborted && record && !record.lost) await record.requeue(0).catch(() => undefined)
-      return
-    }
-    if (attempt < maxAttempts) {
-      if (record && !record.lost) await record.requeue().catch(() => undefined)
-      throw error
-    }
-    const code: StopCode = error instanceof CodehostUnreachable ? 'codehost_unavailable' : 'fix_failed'
-    deps.log.error('fix failed on its last attempt', { fix: fixId, error })
-    if (record) await record.finish(stopped(code, (error as Error).message), Date.now() - started).catch(() => undefined)
-    else await finishAtOnce(deps, fixId, stopped(code, (error as Error).message))
+    const stopWith = (code: StopCode, message: string) => (record ? record.finish(stopped(code, message), Date.now() - started) : finishAtOnce(deps, fixId, stopped(code, message)))
+    await settleRunError(error, { signal, stopping: deps.stopping, attempt, maxAttempts, record, failedCode: 'fix_failed', stopWith, log: deps.log, what: 'fix', id: fixId })
   } finally {
     clearInterval(slotKeeper)
     await deps.slots.release(holder).catch(() => undefined)
