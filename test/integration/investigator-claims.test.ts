@@ -5,6 +5,9 @@ import { openInvestigation } from '../../services/investigator/store/admissions.
 import { Investigation, InvestigationOutcome, INVESTIGATOR_ENTITIES } from '../../services/investigator/store/entities.js'
 import { claimRun, RunTakenOver } from '../../services/investigator/store/run-record.js'
 import { LeaseSweeper } from '../../services/investigator/sweeper.js'
+import { sweepFixes } from '../../services/investigator/fix/sweep.js'
+import { Fix } from '../../services/investigator/store/fix-entities.js'
+import { claimFix } from '../../services/investigator/store/fix-record.js'
 import { postEvent, sampleEvent, startTestStack, waitFor } from '../helpers/stack.js'
 
 const LEASE = 60_000
@@ -64,4 +67,35 @@ t.test('a run whose attempts are spent is stopped by the sweeper with lease_lost
   t.same(await sweeper.sweep(), { redispatched: 0, stopped: 1 })
   const { rows } = await stack.db.query<{ status: string; reason_code: string }>('SELECT status, reason_code FROM issues WHERE id = $1', [issueId])
   t.same(rows[0], { status: 'needs_human', reason_code: 'lease_lost' }, "the issue shows the stop and its reason")
+})
+
+t.test('a fix follows an investigated outcome in its transaction; once its attempts are spent the sweeper stops it with lease_lost', async (t) => {
+  const stack = await startTestStack(t, { worker: true })
+  const orm = await createOrm(stack.db, INVESTIGATOR_ENTITIES)
+  t.teardown(() => orm.close())
+  const answer = await postEvent(stack.baseUrl, sampleEvent(), { 'Content-Type': 'application/json', 'X-API-Key': stack.ingestKey })
+  const eventId = String(answer.body.id)
+  const issueId = await waitFor(async () => (await stack.db.query<{ issue_id: string }>('SELECT issue_id FROM events WHERE id = $1', [eventId])).rows[0]?.issue_id)
+  const { id } = (await openInvestigation(orm, { issueId, projectId: stack.projectId, trigger: 'auto', leaseMs: LEASE }))!
+  const claim = await claimRun(orm, id, LEASE, { maxAttempts: 3 })
+  if (claim.status !== 'claimed') throw new Error('not claimed')
+  await claim.record.finish({ kind: 'investigated', summary: 's', chain: ['c'], fix: 'f', confidence: 0.9, citations: [{ path: 'a.ts', lineStart: 1, lineEnd: 1, quote: 'x' }] }, 0)
+  const fixId = claim.record.queuedFix
+  t.ok(fixId, 'the fix was queued with the outcome')
+  const issueStatus = async () => (await stack.db.query<{ status: string; reason_code: string }>('SELECT status, reason_code FROM issues WHERE id = $1', [issueId])).rows[0]
+  t.same(await issueStatus(), { status: 'investigated', reason_code: '' }, 'the issue waits in investigated while its fix is queued')
+
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    const fixClaim = await claimFix(orm, fixId!, LEASE, { maxAttempts: 2 })
+    t.equal(fixClaim.status, 'claimed')
+    t.equal((await claimFix(orm, fixId!, LEASE, { maxAttempts: 2 })).status, 'held', 'an overlapping delivery leaves it alone')
+    t.same(await issueStatus(), { status: 'fixing', reason_code: '' })
+    await stack.db.query("UPDATE fixes SET lease_until = now() - interval '1 second' WHERE id = $1", [fixId])
+  }
+  t.equal((await claimFix(orm, fixId!, LEASE, { maxAttempts: 2 })).status, 'spent')
+  const options = { orm, db: stack.db, redis: stack.redis, keys: stack.keys, leaseMs: LEASE, maxAttempts: 2, codehost: undefined }
+  t.same(await sweepFixes(options), { redispatched: 0, stopped: 1 })
+  t.same(await issueStatus(), { status: 'needs_human', reason_code: 'lease_lost' })
+  const em = orm.em.fork() as EntityManager
+  t.equal((await em.findOneOrFail(Fix, fixId!)).remediation.length > 10, true, 'with what to do')
 })
