@@ -25,7 +25,7 @@ export const STOPS = {
   sandbox_unavailable: "The sandbox could not run the project (it could not start, or installing the dependencies failed); check the worker log and the template's install command, then press Fix this.",
   codehost_cannot_push: 'Give the token or the app write access to the repository (contents and pull requests: read and write), then press Fix this.',
   tests_failed: 'The fix broke tests that pass without it (listed in the message). Fix it by hand from the root cause, or press Fix this to try again.',
-  repro_not_achievable: 'No test could be written that fails without the fix, so the change is unverified. Write a failing test by hand, or turn on limited drafts in the project settings to get an unverified draft.',
+  repro_not_achievable: 'No test could be written that fails without the fix, so the change is unverified. Write a failing test by hand and press Fix this, or turn on limited drafts in the project settings to get an unverified draft.',
   verification_failed: 'The build failed or the regression test still fails with the fix. Fix it by hand from the root cause, or press Fix this to try again.',
   review_vetoed: 'An independent review of the diff refused it (its reason is in the message). Fix it by hand from the root cause, or press Fix this to try again.',
   pr_exists: "The fix branch has an open pull request with commits the service did not push; it will not overwrite a person's work. Merge or close that pull request, then press Fix this.",
