@@ -75,6 +75,8 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
       group: GROUPS.investigator,
       consumer: `${name}-${i}`,
       batchSize: 1,
+      // Each run of the handler claims an attempt: a failed one waits for the stream's retry.
+      rerunLoneEntry: false,
       handler: async ([entry], { signal }) => {
         active++
         try {
@@ -94,6 +96,7 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
     group: GROUPS.fixer,
     consumer: `${name}-fixer`,
     batchSize: 1,
+    rerunLoneEntry: false,
     handler: async ([entry], { signal }) => {
       active++
       try {

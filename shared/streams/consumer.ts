@@ -51,6 +51,12 @@ export interface ConsumerOptions {
    * is retried and dead-lettered alone instead of taking the others with it.
    */
   split?: (entry: StreamEntry) => Array<Record<string, string>> | undefined
+  /**
+   * A batch that fails is handled again entry by entry at once, which also retries a lone entry
+   * once (the default: a transient failure often passes). false sends a failed lone entry straight
+   * to the stream's retry: for handlers whose every run counts as an attempt (an investigation).
+   */
+  rerunLoneEntry?: boolean
 }
 
 /** A consumer that holds nothing and was not seen this long is gone (a live one reads every second). */
@@ -59,10 +65,11 @@ const FORGET_CONSUMERS_AFTER = 10 * MINUTE
 type Reply = Array<[string, Array<[string, string[]]>]> | null
 
 export class StreamConsumer extends EventEmitter {
-  readonly #o: Required<Omit<ConsumerOptions, 'redis' | 'isOutage' | 'untilRecovered' | 'split' | 'batchSize'>>
+  readonly #o: Required<Omit<ConsumerOptions, 'redis' | 'isOutage' | 'untilRecovered' | 'split' | 'batchSize' | 'rerunLoneEntry'>>
   readonly #batchSize: () => number
   readonly #holdPolicy: HoldPolicy
   readonly #split: ConsumerOptions['split']
+  readonly #rerunLone: boolean
   /** A batch an outage interrupted, tried again before anything new is read. */
   #held: StreamEntry[] | undefined
   readonly #redis: Redis
@@ -81,6 +88,7 @@ export class StreamConsumer extends EventEmitter {
     super()
     this.#redis = options.redis
     this.#split = options.split
+    this.#rerunLone = options.rerunLoneEntry ?? true
     this.#o = {
       stream: options.stream,
       group: options.group,
@@ -218,8 +226,8 @@ export class StreamConsumer extends EventEmitter {
         this.#held = entries
         throw new Held(error) // the read loop waits for recovery, then this batch is tried again as it is
       }
-      // A lone entry has nothing to be isolated from: running it again would be a second attempt.
-      if (entries.length === 1) return this.#failOrSplit(entries[0]!, error)
+      // A lone entry has nothing to be isolated from: run again at once only where that is harmless.
+      if (entries.length === 1 && !this.#rerunLone) return this.#failOrSplit(entries[0]!, error)
       // Otherwise: isolate the entries that fail from those that do not.
     }
     for (const [i, entry] of entries.entries()) {

@@ -30,7 +30,8 @@ t.test('a code host outage in the middle of a run is retried, and the run finish
   const issue = await h.send('app', 2)
   // The first attempt got past the REST calls and failed at the clone: handed back to the queue for the retry.
   await waitFor(async () => {
-    const run = await runOf(h, issue)
+    const run = await runOf(h, issue).catch(() => undefined) // none yet on the first polls
+    if (!run) return undefined
     return run.attempts === 1 && run.state === 'queued' ? run : undefined
   }, 20_000, 50)
   t.equal((await h.waitForStatus(issue, ['queued'])).status, 'queued', "the issue shows it waiting, not analyzing")
@@ -70,7 +71,8 @@ t.test('an investigated issue that comes back in a newer release is investigated
   await h.uploadMaps('shop@1.5.0')
   t.equal(await h.send('app', 2, { release: 'shop@1.5.0' }), issue, 'the newer release groups into the same issue')
   const again = await waitFor(async () => {
-    const run = await runOf(h, issue)
+    const run = await runOf(h, issue).catch(() => undefined) // none yet on the first polls
+    if (!run) return undefined
     return run.episode === 2 && FINISHED.includes(run.state) ? run : undefined
   }, 30_000, 100)
   t.equal(again.trigger, 'regression')
