@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { createOrm } from '../../shared/orm.js'
 import { openInvestigation } from '../../services/investigator/store/admissions.js'
@@ -12,13 +12,19 @@ import { postEvent, sampleEvent, startTestStack, waitFor } from '../helpers/stac
 
 const LEASE = 60_000
 
-t.test('one investigation is run by one worker at a time, however its deliveries overlap', async (t) => {
+/** A stack with one issue (one event, one user: never admitted on its own) and the investigator's ORM. */
+async function oneIssue(t: Test) {
   const stack = await startTestStack(t, { worker: true })
   const orm = await createOrm(stack.db, INVESTIGATOR_ENTITIES)
   t.teardown(() => orm.close())
   const answer = await postEvent(stack.baseUrl, sampleEvent(), { 'Content-Type': 'application/json', 'X-API-Key': stack.ingestKey })
   const eventId = String(answer.body.id)
   const issueId = await waitFor(async () => (await stack.db.query<{ issue_id: string }>('SELECT issue_id FROM events WHERE id = $1', [eventId])).rows[0]?.issue_id)
+  return { stack, orm, issueId }
+}
+
+t.test('one investigation is run by one worker at a time, however its deliveries overlap', async (t) => {
+  const { stack, orm, issueId } = await oneIssue(t)
   const opened = await openInvestigation(orm, { issueId, projectId: stack.projectId, trigger: 'manual', leaseMs: LEASE })
   t.ok(opened, 'opened queued')
   t.equal(await openInvestigation(orm, { issueId, projectId: stack.projectId, trigger: 'manual', leaseMs: LEASE }), undefined, 'a second is not opened while one is in flight')
@@ -51,12 +57,7 @@ t.test('one investigation is run by one worker at a time, however its deliveries
 })
 
 t.test('a run whose attempts are spent is stopped by the sweeper with lease_lost, never claimed again', async (t) => {
-  const stack = await startTestStack(t, { worker: true })
-  const orm = await createOrm(stack.db, INVESTIGATOR_ENTITIES)
-  t.teardown(() => orm.close())
-  const answer = await postEvent(stack.baseUrl, sampleEvent(), { 'Content-Type': 'application/json', 'X-API-Key': stack.ingestKey })
-  const eventId = String(answer.body.id)
-  const issueId = await waitFor(async () => (await stack.db.query<{ issue_id: string }>('SELECT issue_id FROM events WHERE id = $1', [eventId])).rows[0]?.issue_id)
+  const { stack, orm, issueId } = await oneIssue(t)
   const { id } = (await openInvestigation(orm, { issueId, projectId: stack.projectId, trigger: 'manual', leaseMs: LEASE }))!
   for (let attempt = 1; attempt <= 2; attempt++) {
     t.equal((await claimRun(orm, id, LEASE, { maxAttempts: 2 })).status, 'claimed')
@@ -70,12 +71,7 @@ t.test('a run whose attempts are spent is stopped by the sweeper with lease_lost
 })
 
 t.test('a fix follows an investigated outcome in its transaction; once its attempts are spent the sweeper stops it with lease_lost', async (t) => {
-  const stack = await startTestStack(t, { worker: true })
-  const orm = await createOrm(stack.db, INVESTIGATOR_ENTITIES)
-  t.teardown(() => orm.close())
-  const answer = await postEvent(stack.baseUrl, sampleEvent(), { 'Content-Type': 'application/json', 'X-API-Key': stack.ingestKey })
-  const eventId = String(answer.body.id)
-  const issueId = await waitFor(async () => (await stack.db.query<{ issue_id: string }>('SELECT issue_id FROM events WHERE id = $1', [eventId])).rows[0]?.issue_id)
+  const { stack, orm, issueId } = await oneIssue(t)
   const { id } = (await openInvestigation(orm, { issueId, projectId: stack.projectId, trigger: 'auto', leaseMs: LEASE }))!
   const claim = await claimRun(orm, id, LEASE, { maxAttempts: 3 })
   if (claim.status !== 'claimed') throw new Error('not claimed')
