@@ -84,8 +84,8 @@ export async function runInvestigation(deps: RunDeps, investigationId: string, a
   }
 }
 
-/** Waits for a fleet slot, keeping the queued row's lease alive; false when the run should not go on. */
-async function waitForSlot(deps: RunDeps, em: EntityManager, row: Investigation, holder: string, signal: AbortSignal): Promise<boolean> {
+/** Waits for a fleet slot, keeping the queued job row's lease alive (investigations and fixes); false when the run should not go on. */
+export async function waitForSlot(deps: Pick<RunDeps, 'slots' | 'limits'>, em: EntityManager, row: { leaseUntil: Date }, holder: string, signal: AbortSignal): Promise<boolean> {
   let lastRenewal = Date.now()
   while (!(await deps.slots.tryAcquire(holder))) {
     if (signal.aborted) return false

@@ -12,6 +12,7 @@ import type { Orm } from '../../../shared/orm.js'
 import type { SandboxPlugin } from '../../../shared/plugins/types.js'
 import type { Tools } from '../investigate.js'
 import { settleRunError } from '../run-failure.js'
+import { waitForSlot } from '../run.js'
 import type { InvestigationSlots } from '../slots.js'
 import { Stop, STOPS, type StopCode } from '../stops.js'
 import { Fix } from '../store/fix-entities.js'
@@ -60,10 +61,7 @@ export async function runFix(deps: FixDeps, fixId: string, attempt: number, maxA
   if (!subject) return finishAtOnce(deps, fixId, stopped('fix_failed', 'The investigation this fix follows is gone.'))
 
   const holder = `${deps.holder}:fix:${fixId}`
-  while (!(await deps.slots.tryAcquire(holder))) {
-    if (signal.aborted) return
-    await new Promise((resolve) => setTimeout(resolve, 1000))
-  }
+  if (!(await waitForSlot(deps, em, row, holder, signal))) return
   const slotKeeper = setInterval(() => void deps.slots.renew(holder).catch(() => undefined), deps.limits.leaseMs / 3)
   let record: FixRecord | undefined
   const started = Date.now()

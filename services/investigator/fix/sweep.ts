@@ -70,10 +70,12 @@ export async function readFixCi(options: FixSweepOptions, now = Date.now()): Pro
   if (!pullRequests) return 0
   const em = options.orm.em.fork() as EntityManager
   const open = await em.find(Fix, { state: { $in: ['pr_draft', 'pr_created'] }, ciState: { $in: ['', 'pending', 'none'] }, finishedAt: { $gt: new Date(now - CI_WATCH_MS) } }, { limit: 50 })
+  if (open.length === 0) return 0
+  const { rows } = await options.db.query<{ id: string; codehost_installation_id: string }>('SELECT id, codehost_installation_id FROM projects WHERE id = ANY($1)', [[...new Set(open.map((fix) => fix.projectId))]])
+  const installations = new Map(rows.map((row) => [row.id, row.codehost_installation_id]))
   let read = 0
   for (const fix of open) {
-    const { rows } = await options.db.query<{ codehost_installation_id: string }>('SELECT codehost_installation_id FROM projects WHERE id = $1', [fix.projectId])
-    const ci = await pullRequests.ci(fix.repo, rows[0]?.codehost_installation_id ?? '', fix.headSha).catch(() => undefined)
+    const ci = await pullRequests.ci(fix.repo, installations.get(fix.projectId) ?? '', fix.headSha).catch(() => undefined)
     if (!ci) continue
     // Not through the optimistic lock: CI is an observation, and a late one may overwrite an older one.
     await options.db.query('UPDATE fixes SET ci_state = $2, ci_checked_at = now() WHERE id = $1', [fix.id, ci.state])

@@ -6,14 +6,14 @@ import { Fix } from './fix-entities.js'
 
 /** Input plus output tokens of the project's investigations and fixes started since 00:00 UTC today. */
 export async function tokensUsedToday(orm: Orm, projectId: string, now = new Date()): Promise<number> {
-  return (await usageByProjectToday(orm, now)).get(projectId) ?? 0
+  return (await usageByProjectToday(orm, now, projectId)).get(projectId) ?? 0
 }
 
-/** Tokens used today per project, for worker health (projects that used any). */
-export async function usageByProjectToday(orm: Orm, now = new Date()): Promise<Map<string, number>> {
+/** Tokens used today per project (or only projectId's), for worker health and the budget (projects that used any). */
+export async function usageByProjectToday(orm: Orm, now = new Date(), projectId?: string): Promise<Map<string, number>> {
   const em = orm.em.fork() as EntityManager
   const midnight = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()))
-  const since = { startedAt: { $gte: midnight } }
+  const since = { startedAt: { $gte: midnight }, ...(projectId ? { projectId } : {}) }
   const fields = ['projectId', 'inputTokens', 'outputTokens'] as const
   const rows = [...(await em.find(Investigation, since, { fields: [...fields] })), ...(await em.find(Fix, since, { fields: [...fields] }))]
   const usage = new Map<string, number>()
