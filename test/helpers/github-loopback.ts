@@ -48,8 +48,10 @@ export interface GithubLoopback extends LoopbackGitControls, LoopbackPullControl
   /** Removes an installation, as uninstalling the app on GitHub does. */
   uninstall(installationId: string): void
   suspend(installationId: string): void
-  /** Every request (API and web) answers this status until called with undefined. */
+  /** Every request (API, web and git) answers this status until called with undefined. */
   failWith(status: number | undefined): void
+  /** Every API and web request (not git) answers this status until called with undefined. */
+  failApi(status: number | undefined): void
   /** A one-time sign-in code for user, valid for redirectUri. */
   issueOAuthCode(user: LoopbackUser, redirectUri: string): string
   /** Requests seen (API, web and git), with the kind of credential each carried. */
@@ -80,6 +82,7 @@ export async function startGithubLoopback(): Promise<GithubLoopback> {
   const requests: LoopbackRequest[] = []
   const issuedTokens: string[] = []
   let failing: number | undefined
+  let apiFailing: number | undefined
   let nextId = 1000
 
   const server = createServer((req, res) => {
@@ -129,7 +132,8 @@ export async function startGithubLoopback(): Promise<GithubLoopback> {
     const url = new URL(req.url ?? '/', origin)
     const auth = authenticate(req.headers.authorization)
     requests.push({ method: req.method ?? '', path: url.pathname, auth: auth.kind })
-    if (failing !== undefined) return { status: failing, body: { message: 'Server Error' } }
+    const status = failing ?? apiFailing
+    if (status !== undefined) return { status, body: { message: 'Server Error' } }
     const body = req.method === 'POST' || req.method === 'PATCH' ? await readBody(req) : {}
     if (url.pathname === '/login/oauth/access_token' && req.method === 'POST') return exchange(body)
     const access = { authenticated: auth.kind !== 'none' && auth.kind !== 'bad', read: (name: string) => canRead(auth, name), write: (name: string) => canWrite(auth, name) }
@@ -240,6 +244,9 @@ export async function startGithubLoopback(): Promise<GithubLoopback> {
     },
     failWith(status) {
       failing = status
+    },
+    failApi(status) {
+      apiFailing = status
     },
     issueOAuthCode(user, redirectUri) {
       const code = randomBytes(10).toString('hex')

@@ -12,7 +12,7 @@ export class RunTakenOver extends Error {
   override name = 'RunTakenOver'
 }
 
-export class LeasedRecord<Row extends { leaseUntil: Date }> {
+export class LeasedRecord<Row extends { leaseUntil: Date; attempts: number }> {
   #queue: Promise<unknown> = Promise.resolve()
   #lost = false
 
@@ -21,6 +21,11 @@ export class LeasedRecord<Row extends { leaseUntil: Date }> {
     protected readonly row: Row,
     protected readonly leaseMs: number,
   ) {}
+
+  /** The job's attempts counted so far, this run's claim included (every kind of delivery counts). */
+  get attempt(): number {
+    return this.row.attempts
+  }
 
   /** True once a write found the job taken over. */
   get lost(): boolean {

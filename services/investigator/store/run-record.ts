@@ -50,10 +50,6 @@ export async function claimRun(orm: Orm, investigationId: string, leaseMs: numbe
 export class RunRecord extends LeasedRecord<Investigation> {
   #seq = 0
 
-  get attempt(): number {
-    return this.row.attempts
-  }
-
   /** The investigation as this worker last wrote it. */
   get investigation(): Investigation {
     return this.row
