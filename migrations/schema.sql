@@ -93,6 +93,7 @@ CREATE TABLE public.fixes (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     started_at timestamp with time zone,
     finished_at timestamp with time zone,
+    pr_ready boolean DEFAULT false NOT NULL,
     CONSTRAINT fixes_check CHECK (((state = 'needs_human'::text) = (reason_code <> ''::text))),
     CONSTRAINT fixes_check1 CHECK (((state = ANY (ARRAY['pr_draft'::text, 'pr_created'::text])) = ((pr_number IS NOT NULL) AND (delivery <> ''::text)))),
     CONSTRAINT fixes_check2 CHECK (((state <> 'pr_created'::text) OR (delivery = 'ready'::text))),
@@ -185,7 +186,14 @@ CREATE TABLE public.issue_actors (
     actor text NOT NULL,
     first_seen timestamp with time zone NOT NULL,
     last_seen timestamp with time zone NOT NULL,
+    real_seen_at timestamp with time zone,
     CONSTRAINT issue_actors_actor_kind_check CHECK ((actor_kind = ANY (ARRAY['u'::bpchar, 's'::bpchar])))
+);
+CREATE TABLE public.issue_admission_notes (
+    issue_id uuid NOT NULL,
+    code text NOT NULL,
+    message text NOT NULL,
+    decided_at timestamp with time zone DEFAULT now() NOT NULL
 );
 CREATE TABLE public.issues (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
@@ -311,6 +319,8 @@ ALTER TABLE ONLY public.investigations
     ADD CONSTRAINT investigations_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.issue_actors
     ADD CONSTRAINT issue_actors_pkey PRIMARY KEY (issue_id, actor_kind, actor);
+ALTER TABLE ONLY public.issue_admission_notes
+    ADD CONSTRAINT issue_admission_notes_pkey PRIMARY KEY (issue_id);
 ALTER TABLE ONLY public.issues
     ADD CONSTRAINT issues_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.issues
@@ -382,6 +392,8 @@ ALTER TABLE ONLY public.investigations
     ADD CONSTRAINT investigations_requested_by_fkey FOREIGN KEY (requested_by) REFERENCES public.users(id) ON DELETE SET NULL;
 ALTER TABLE ONLY public.issue_actors
     ADD CONSTRAINT issue_actors_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.issue_admission_notes
+    ADD CONSTRAINT issue_admission_notes_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.issues
     ADD CONSTRAINT issues_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.projects

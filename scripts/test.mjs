@@ -91,7 +91,7 @@ async function main() {
   process.exit(code === 0 && total > 0 && failed === 0 && skipped === 0 ? 0 : 1)
 }
 
-/** The check over every test database with fix tables: no issue left in investigated or fixing, no ready pull request without E0 and E2. */
+/** The check over every test database with fix tables: no issue left in investigated or fixing, no ready pull request on a head without E0, E1 and E2. */
 function suiteInvariants(log) {
   const lines = log.split('\n').filter(Boolean)
   const checked = lines.filter((line) => line.startsWith('checked ')).length
@@ -100,7 +100,7 @@ function suiteInvariants(log) {
   if (checked + seeded + violations.length === 0) return { checked, violations }
   console.log(`# fix invariants after the suite: ${checked} test databases checked, ${seeded} seeded by hand (not checked), ${violations.length} violations`)
   for (const line of violations) console.log(`#   ${line}`)
-  console.log(`${violations.length === 0 ? 'ok' : 'not ok'} - no issue left in investigated or fixing past its lease, no ready-for-review pull request without executed E0 and E2 (over every test database)`)
+  console.log(`${violations.length === 0 ? 'ok' : 'not ok'} - no issue left in investigated or fixing past its lease, no ready-for-review pull request on a head without executed E0, E1 and E2 (over every test database)`)
   return { checked, violations }
 }
 

@@ -1,8 +1,8 @@
 /**
  * Write access for fix delivery (PullRequestAccess): a fix branch pushed with git (git-push.ts),
  * pull requests opened, updated and marked ready for review, comments, and the CI verdict on the
- * pushed commit (ci.ts), through the REST API and, for "ready for review", which REST cannot do,
- * the GraphQL mutation. Same credential as reading: CODEHOST_TOKEN, else the installation token.
+ * pushed commit (ci.ts), through the REST API and, for "ready for review" and back to draft, which
+ * REST cannot do, the GraphQL mutations. Same credential as reading: CODEHOST_TOKEN, else the installation token.
  * The token needs Contents and Pull requests read and write, Checks and Commit statuses read.
  */
 import type { Octokit } from '@octokit/rest'
@@ -40,6 +40,10 @@ interface GithubPull {
 
 const READY_FOR_REVIEW = `mutation ($pullRequestId: ID!) {
   markPullRequestReadyForReview(input: { pullRequestId: $pullRequestId }) { pullRequest { isDraft } }
+}`
+
+const CONVERT_TO_DRAFT = `mutation ($pullRequestId: ID!) {
+  convertPullRequestToDraft(input: { pullRequestId: $pullRequestId }) { pullRequest { isDraft } }
 }`
 
 /** The PullRequestAccess of one configured plugin. */
@@ -122,6 +126,16 @@ export function createPullRequestAccess(settings: PullRequestSettings): PullRequ
         if (ready !== true || pull.draft !== true) return refOf(pull)
         const marked = await octokit.graphql<{ markPullRequestReadyForReview: { pullRequest: { isDraft: boolean } } }>(READY_FOR_REVIEW, { pullRequestId: pull.node_id })
         return { ...refOf(pull), draft: marked.markPullRequestReadyForReview.pullRequest.isDraft }
+      })
+    },
+
+    async convertToDraft(repo, installationId, number) {
+      assertNumber(number)
+      return withCredential(repo, installationId, PULLS, `turn pull request #${number} of ${repo} back into a draft`, async (octokit, owner, name) => {
+        const pull = (await octokit.rest.pulls.get({ owner, repo: name, pull_number: number })).data as GithubPull
+        if (pull.draft === true || pull.state !== 'open') return refOf(pull)
+        const converted = await octokit.graphql<{ convertPullRequestToDraft: { pullRequest: { isDraft: boolean } } }>(CONVERT_TO_DRAFT, { pullRequestId: pull.node_id })
+        return { ...refOf(pull), draft: converted.convertPullRequestToDraft.pullRequest.isDraft }
       })
     },
 

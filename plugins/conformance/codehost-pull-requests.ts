@@ -137,7 +137,7 @@ export async function pullRequestConformance(t: Test, module: unknown, harness: 
     t.equal(await harness.branchHead(repo, 'svc/clean'), undefined, 'no branch made')
   })
 
-  await t.test('open a draft, find it, update it, mark it ready, comment on it', async (t) => {
+  await t.test('open a draft, find it, update it, mark it ready, turn it back into a draft, comment on it', async (t) => {
     t.equal(await withToken.findOpen(repo, '', 'svc/no-such-branch'), undefined, 'no pull request for a branch without one')
     const head = await harness.branchHead(repo, branch)
     const opened = await withApp.open(repo, installationId, { branch, base: defaultBranch, title: 'Fix: the answer', body: 'First body', draft: true })
@@ -149,7 +149,12 @@ export async function pullRequestConformance(t: Test, module: unknown, harness: 
     const ready = await withApp.update(repo, installationId, opened.number, { title: 'Fix: the answer (v3)', body: 'Third body', ready: true })
     t.match(ready, { number: opened.number, draft: false, state: 'open' }, 'ready for review')
     const again = await withToken.update(repo, '', opened.number, { title: 'Fix: the answer (v3)', body: 'Fourth body' })
-    t.equal(again.draft, false, 'never back to draft')
+    t.equal(again.draft, false, 'an update alone never turns it back into a draft')
+    const back = await withToken.convertToDraft(repo, '', opened.number)
+    t.match(back, { number: opened.number, draft: true, state: 'open' }, 'convertToDraft turns it back into a draft')
+    t.match(harness.pulls(repo), [{ number: opened.number, draft: true }], 'the host holds it as a draft')
+    t.equal((await withApp.convertToDraft(repo, installationId, opened.number)).draft, true, 'a draft stays a draft')
+    t.equal((await withApp.update(repo, installationId, opened.number, { title: 'Fix: the answer (v3)', body: 'Fourth body', ready: true })).draft, false, 'and is marked ready again')
     t.match(harness.pulls(repo), [{ number: opened.number, title: 'Fix: the answer (v3)', body: 'Fourth body', draft: false }], 'the host holds the last title and body')
     await withToken.comment(repo, '', opened.number, 'The evidence: **it works**.')
     await withApp.comment(repo, installationId, opened.number, 'Second comment')
@@ -220,6 +225,9 @@ export async function pullRequestConformance(t: Test, module: unknown, harness: 
     const number = harness.pulls(repo)[0]!.number
     t.type(await caught(readOnly.comment(repo, '', number, 'No')), RepositoryDenied, 'comment')
     t.type(await caught(readOnly.update(repo, '', number, { title: 'No', body: '' })), RepositoryDenied, 'update')
+    t.equal(harness.pulls(repo)[0]!.draft, false, 'the pull request is ready for review (as the earlier test left it)')
+    t.type(await caught(readOnly.convertToDraft(repo, '', number)), RepositoryDenied, 'convertToDraft')
+    t.equal(harness.pulls(repo)[0]!.draft, false, 'and it stays ready')
   })
 
   await t.test('an unreachable or failing host is CodehostUnreachable', async (t) => {

@@ -36,8 +36,13 @@ export interface PullRequestAccess {
   findOpen(repo: string, installationId: string, branch: string): Promise<PullRequestRef | undefined>
   /** Opens a pull request of branch into base. */
   open(repo: string, installationId: string, request: { readonly branch: string; readonly base: string; readonly title: string; readonly body: string; readonly draft: boolean }): Promise<PullRequestRef>
-  /** Replaces an open pull request's title and body; ready: true marks a draft ready for review (never the reverse). */
+  /** Replaces an open pull request's title and body; ready: true marks a draft ready for review (convertToDraft is the reverse). */
   update(repo: string, installationId: string, number: number, request: { readonly title: string; readonly body: string; readonly ready?: boolean }): Promise<PullRequestRef>
+  /**
+   * Turns an open pull request that is ready for review back into a draft (a draft stays one): the
+   * service does so before it pushes a head that may not stand ready for review.
+   */
+  convertToDraft(repo: string, installationId: string, number: number): Promise<PullRequestRef>
   /** Adds a comment to the pull request's conversation. */
   comment(repo: string, installationId: string, number: number, body: string): Promise<void>
   /** The combined commit statuses and check runs of commit. */

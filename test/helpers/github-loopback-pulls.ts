@@ -1,7 +1,7 @@
 /**
  * The pull-request part of the loopback GitHub: the REST routes fix delivery uses (pulls listed,
  * opened, read and edited; issue comments; a commit's combined status and check runs), the
- * GraphQL mutation markPullRequestReadyForReview, and the controls tests arrange and inspect them
+ * GraphQL mutations markPullRequestReadyForReview and convertPullRequestToDraft, and the controls tests arrange and inspect them
  * with. Field names and errors are GitHub's, so Octokit reads the answers as it reads GitHub's.
  */
 import { revParse } from './git-repository.js'
@@ -44,6 +44,8 @@ export interface LoopbackPullControls {
   setCi(repo: string, sha: string, ci: { statuses?: readonly LoopbackStatus[]; checkRuns?: readonly LoopbackCheckRun[] }): void
   /** Closes pull request number of repo, as a person closing or merging it on GitHub does. */
   closePull(repo: string, number: number, options?: { merged?: boolean }): void
+  /** Marks pull request number of repo ready for review, as a person pressing the button on GitHub does. */
+  markReady(repo: string, number: number): void
 }
 
 /** What the asker may do, as the rest of the loopback decided from its credential. */
@@ -100,6 +102,10 @@ export function createLoopbackPulls(host: { readonly origin: string; bareDir(ful
     closePull(repo, number, options = {}) {
       const pull = find(repo, number)
       if (pull) pull.state = options.merged ? 'merged' : 'closed'
+    },
+    markReady(repo, number) {
+      const pull = find(repo, number)
+      if (pull) pull.draft = false
     },
   }
 
@@ -175,23 +181,27 @@ export function createLoopbackPulls(host: { readonly origin: string; bareDir(ful
     return { status: 200, body: { state, sha: commit, total_count: listed.length, statuses: listed, repository: { full_name: fullName } } }
   }
 
-  /** markPullRequestReadyForReview, the one GraphQL operation the loopback answers; errors as GitHub's GraphQL gives them (200 with errors). */
+  /**
+   * markPullRequestReadyForReview and convertPullRequestToDraft, the GraphQL operations the loopback
+   * answers; errors as GitHub's GraphQL gives them (200 with errors).
+   */
   function graphql(body: Record<string, unknown>, access: PullAccess): Reply {
     if (!access.authenticated) return { status: 401, body: { message: 'This endpoint requires you to be authenticated.' } }
     const query = String(body.query ?? '')
-    if (!/\bmarkPullRequestReadyForReview\b/.test(query)) return { status: 200, body: { errors: [{ message: 'the loopback answers markPullRequestReadyForReview only' }] } }
+    const mutation = /\bmarkPullRequestReadyForReview\b/.test(query) ? 'markPullRequestReadyForReview' : /\bconvertPullRequestToDraft\b/.test(query) ? 'convertPullRequestToDraft' : undefined
+    if (!mutation) return { status: 200, body: { errors: [{ message: 'the loopback answers markPullRequestReadyForReview and convertPullRequestToDraft only' }] } }
     const id = String((body.variables as Record<string, unknown> | undefined)?.pullRequestId ?? '')
     const node = nodes.get(id)
-    const path = ['markPullRequestReadyForReview']
+    const path = [mutation]
     if (!node || !access.read(node.fullName)) {
-      return { status: 200, body: { data: { markPullRequestReadyForReview: null }, errors: [{ type: 'NOT_FOUND', path, message: `Could not resolve to a node with the global id of '${id}'` }] } }
+      return { status: 200, body: { data: { [mutation]: null }, errors: [{ type: 'NOT_FOUND', path, message: `Could not resolve to a node with the global id of '${id}'` }] } }
     }
     if (!access.write(node.fullName)) {
-      return { status: 200, body: { data: { markPullRequestReadyForReview: null }, errors: [{ type: 'FORBIDDEN', path, message: 'Resource not accessible by personal access token' }] } }
+      return { status: 200, body: { data: { [mutation]: null }, errors: [{ type: 'FORBIDDEN', path, message: 'Resource not accessible by personal access token' }] } }
     }
     const pull = find(node.fullName, node.number)!
-    pull.draft = false
-    return { status: 200, body: { data: { markPullRequestReadyForReview: { pullRequest: { isDraft: false, number: pull.number } } } } }
+    pull.draft = mutation === 'convertPullRequestToDraft'
+    return { status: 200, body: { data: { [mutation]: { pullRequest: { isDraft: pull.draft, number: pull.number } } } } }
   }
 
   return {

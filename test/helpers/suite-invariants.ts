@@ -1,11 +1,12 @@
 /**
  * The fix invariants checked over every test database just before it is dropped, so that after the
  * whole suite (scripts/test.mjs reads the log) no issue was left in investigated or fixing past its
- * lease and no ready-for-review pull request exists without executed E0 and E2 rows. A test that
+ * lease and no pull request was left ready for review on a head without executed E0, E1 and E2 rows. A test that
  * writes such rows by hand (to show a page) marks its database seededByHand: it is counted, not checked.
  */
 import { appendFile } from 'node:fs/promises'
 import pg from 'pg'
+import { READY_HEAD_RULE, READY_HEAD_SQL } from '../../services/investigator/store/invariants.js'
 
 /** How long past its lease a fix may be at teardown: a stopping worker hands its fix back with the lease lapsed. */
 const GRACE_SECONDS = 60
@@ -18,14 +19,7 @@ const RULES: Array<{ rule: string; sql: string }> = [
              AND NOT EXISTS (SELECT 1 FROM investigations v WHERE v.issue_id = i.id AND v.state IN ('queued', 'analyzing'))
              AND NOT EXISTS (SELECT 1 FROM fixes f WHERE f.issue_id = i.id AND f.state IN ('queued', 'fixing') AND f.lease_until > now() - interval '${GRACE_SECONDS} seconds')`,
   },
-  {
-    rule: 'ready-for-review pull request without executed E0 and E2',
-    sql: `SELECT f.id, 'pull request ' || f.pr_number AS detail FROM fixes f
-           WHERE (f.state = 'pr_created' OR f.delivery = 'ready') AND NOT (
-             EXISTS (SELECT 1 FROM fix_evidence e WHERE e.fix_id = f.id AND e.attempt = f.attempts AND e.tier = 'E0' AND e.phase = 'fix' AND e.met AND e.exit_code = 0)
-             AND EXISTS (SELECT 1 FROM fix_evidence e WHERE e.fix_id = f.id AND e.attempt = f.attempts AND e.tier = 'E2' AND e.phase = 'baseline' AND e.met AND e.exit_code <> 0)
-             AND EXISTS (SELECT 1 FROM fix_evidence e WHERE e.fix_id = f.id AND e.attempt = f.attempts AND e.tier = 'E2' AND e.phase = 'fix' AND e.met AND e.exit_code = 0))`,
-  },
+  { rule: READY_HEAD_RULE, sql: READY_HEAD_SQL },
 ]
 
 /** Marks the test's database as holding rows written by hand, outside the fix lifecycle. */

@@ -69,7 +69,7 @@ export async function buildFix(context: FixContext, subject: FixSubject, record:
     if (decision.kind === 'stop') throw new Stop(decision.code, decision.message)
 
     const text = prText({ fix: record.fix, issueTitle: subject.issue.title, issueUrl: context.issueUrl, rootCause: subject.rootCause.summary, chain: subject.rootCause.chain, evidence: record.checks, delivery: decision.delivery })
-    const pr = await deliverFix({ orm: context.orm, pullRequests: context.codehost.pullRequests!, repo, installationId, defaultBranch, workDir: work, record, delivery: decision.delivery, text, comment: evidenceComment(record.checks), signal })
+    const pr = await deliverFix({ orm: context.orm, pullRequests: context.codehost.pullRequests!, repo, installationId, defaultBranch, workDir: work, record, delivery: decision.delivery, text, comment: evidenceComment(record.checks), issueUrl: context.issueUrl, signal })
     return { kind: 'delivered', delivery: decision.delivery, ...pr }
   } finally {
     await rm(dir, { recursive: true, force: true })

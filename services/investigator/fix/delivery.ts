@@ -1,7 +1,7 @@
 /**
  * The pull request delivery rules (spec, "What the service does" 3), decided from executed evidence
  * only: an automatic run opens a draft; a run a person started may open ready for review, only with
- * E0 and E2 executed and passed; a project that opted in may get a limited draft without E2 when E0
+ * E0, E1 and E2 executed and passed; a project that opted in may get a limited draft without E2 when E0
  * and E1 pass and the review approves; anything else stops with a reason. The review may veto; it
  * never overrides a failed check.
  */

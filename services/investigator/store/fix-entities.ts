@@ -35,6 +35,8 @@ export class Fix {
   prNumber: number | null = null
   prUrl = ''
   headSha = ''
+  /** The pull request was ready for review (not a draft) right after this fix delivered to it. */
+  prReady = false
   ciState = ''
   ciCheckedAt: Date | null = null
   reasonCode = ''
@@ -96,6 +98,7 @@ export const FixSchema = new EntitySchema<Fix>({
     prNumber: { type: 'integer', nullable: true },
     prUrl: { type: 'text' },
     headSha: { type: 'text' },
+    prReady: { type: 'boolean' },
     ciState: { type: 'text' },
     ciCheckedAt: { type: 'datetime', nullable: true },
     reasonCode: { type: 'text' },

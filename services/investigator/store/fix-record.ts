@@ -16,7 +16,7 @@ export type FixClaim = { status: 'claimed'; record: FixRecord } | { status: 'fin
 
 /** How a fix ended: a pull request, or a stop with its reason. */
 export type FixEnd =
-  | { kind: 'delivered'; delivery: Delivery; prNumber: number; prUrl: string; headSha: string }
+  | { kind: 'delivered'; delivery: Delivery; prNumber: number; prUrl: string; headSha: string; prReady: boolean }
   | { kind: 'stopped'; reasonCode: string; reasonMessage: string; remediation: string }
 
 /** Claims a fix: fixing, one more attempt (unless only to stop it), the lease starting now. */
@@ -105,7 +105,7 @@ export class FixRecord extends LeasedRecord<Fix> {
       row.finishedAt = new Date()
       row.durationMs = Math.round(durationMs)
       if (end.kind === 'delivered') {
-        Object.assign(row, { state: end.delivery === 'ready' ? 'pr_created' : 'pr_draft', delivery: end.delivery, prNumber: end.prNumber, prUrl: end.prUrl, headSha: end.headSha })
+        Object.assign(row, { state: end.delivery === 'ready' ? 'pr_created' : 'pr_draft', delivery: end.delivery, prNumber: end.prNumber, prUrl: end.prUrl, headSha: end.headSha, prReady: end.prReady })
         await setIssueStatus(tx, row.issueId, row.state, '', '')
       } else {
         Object.assign(row, { state: 'needs_human', reasonCode: end.reasonCode, reasonMessage: end.reasonMessage, remediation: end.remediation })

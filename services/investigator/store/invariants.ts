@@ -9,8 +9,9 @@
  *   at least one verified line;
  * - the issue's status is its latest investigation's state, or after an investigated outcome its
  *   latest fix's; no investigated investigation is left with nothing after it;
- * - no fix stays queued or fixing past its lease; every fix stop has its reason; and no
- *   ready-for-review pull request exists without executed E0 and E2 rows.
+ * - no fix stays queued or fixing past its lease; every fix stop has its reason; and no fix left
+ *   its pull request ready for review on a head without executed, met E0, E1 and E2 rows
+ *   (open-pulls.ts checks the same against the code host's pull requests as they are now).
  * Read through the ORM's connection (one way to these tables).
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
@@ -20,6 +21,35 @@ export interface Violation {
   rule: string
   investigation: string
   detail: string
+}
+
+/** The rule a ready pull request is held to (also checked over every test database after the suite). */
+export const READY_HEAD_RULE = 'ready-for-review pull request on a head without executed E0, E1 and E2'
+
+/**
+ * Fixes whose pull request was left ready for review with what this fix pushed, lacking any of the
+ * delivering attempt's executed and met checks: the build passed (E0), the suite ran with no
+ * baseline pass failing (E1), the regression test red on the baseline and green with the fix (E2).
+ */
+/** What fix f (its delivering attempt) lacks to stand ready for review: '' when nothing. */
+const READY_LACKS = `concat_ws(', ',
+    CASE WHEN NOT EXISTS (SELECT 1 FROM fix_evidence e WHERE e.fix_id = f.id AND e.attempt = f.attempts AND e.tier = 'E0' AND e.phase = 'fix' AND e.met AND e.exit_code = 0) THEN 'E0' END,
+    CASE WHEN NOT EXISTS (SELECT 1 FROM fix_evidence e WHERE e.fix_id = f.id AND e.attempt = f.attempts AND e.tier = 'E1' AND e.phase = 'fix' AND e.met) THEN 'E1' END,
+    CASE WHEN NOT EXISTS (SELECT 1 FROM fix_evidence e WHERE e.fix_id = f.id AND e.attempt = f.attempts AND e.tier = 'E2' AND e.phase = 'baseline' AND e.met AND e.exit_code <> 0) THEN 'E2 red on the baseline' END,
+    CASE WHEN NOT EXISTS (SELECT 1 FROM fix_evidence e WHERE e.fix_id = f.id AND e.attempt = f.attempts AND e.tier = 'E2' AND e.phase = 'fix' AND e.met AND e.exit_code = 0) THEN 'E2 green with the fix' END)`
+
+/**
+ * Fixes that left their pull request ready for review with what they pushed, lacking any of the
+ * delivering attempt's executed and met checks: the build passed (E0), the suite ran with no
+ * baseline pass failing (E1), the regression test red on the baseline and green with the fix (E2).
+ */
+export const READY_HEAD_SQL = `SELECT id, 'pull request ' || pr || ' lacks ' || lacks AS detail FROM (
+    SELECT f.id, f.pr_number AS pr, ${READY_LACKS} AS lacks FROM fixes f WHERE f.pr_ready OR f.delivery = 'ready') ready WHERE lacks <> ''`
+
+/** The fix (of issueId) that pushed head, and what it lacks to stand ready for review ('' when nothing); undefined when no fix pushed head. */
+export async function readyLacks(em: EntityManager, issueId: string, head: string): Promise<{ fixId: string; lacks: string } | undefined> {
+  const rows = await em.execute<Array<{ id: string; lacks: string }>>(`SELECT f.id, ${READY_LACKS} AS lacks FROM fixes f WHERE f.issue_id = ? AND f.head_sha = ? ORDER BY f.created_at DESC LIMIT 1`, [issueId, head])
+  return rows[0] && { fixId: rows[0].id, lacks: rows[0].lacks }
 }
 
 const CHECKS: Array<{ rule: string; sql: string }> = [
@@ -78,16 +108,7 @@ const CHECKS: Array<{ rule: string; sql: string }> = [
     rule: 'fix stop without reason, message or remediation',
     sql: `SELECT f.id, 'code=' || f.reason_code AS detail FROM fixes f WHERE f.state = 'needs_human' AND (f.reason_code = '' OR f.reason_message = '' OR f.remediation = '')`,
   },
-  {
-    rule: 'ready-for-review pull request without executed E0 and E2',
-    // Ready only with the delivering attempt's build passed, and its regression test red on the baseline and green with the fix.
-    sql: `SELECT id, 'pull request ' || pr || ' lacks ' || lacks AS detail FROM (
-            SELECT f.id, f.pr_number AS pr, concat_ws(', ',
-                   CASE WHEN NOT EXISTS (SELECT 1 FROM fix_evidence e WHERE e.fix_id = f.id AND e.attempt = f.attempts AND e.tier = 'E0' AND e.phase = 'fix' AND e.met AND e.exit_code = 0) THEN 'E0' END,
-                   CASE WHEN NOT EXISTS (SELECT 1 FROM fix_evidence e WHERE e.fix_id = f.id AND e.attempt = f.attempts AND e.tier = 'E2' AND e.phase = 'baseline' AND e.met AND e.exit_code <> 0) THEN 'E2 red on the baseline' END,
-                   CASE WHEN NOT EXISTS (SELECT 1 FROM fix_evidence e WHERE e.fix_id = f.id AND e.attempt = f.attempts AND e.tier = 'E2' AND e.phase = 'fix' AND e.met AND e.exit_code = 0) THEN 'E2 green with the fix' END) AS lacks
-              FROM fixes f WHERE f.state = 'pr_created' OR f.delivery = 'ready') ready WHERE lacks <> ''`,
-  },
+  { rule: READY_HEAD_RULE, sql: READY_HEAD_SQL },
 ]
 
 /** Every violation found; empty when the database keeps the invariants. graceMs: how long past its lease a row may wait for the sweeper. */
