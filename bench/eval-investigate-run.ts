@@ -1,7 +1,8 @@
 /**
  * Runs the investigator over the fixture's bugs in the investigation harness (test/helpers/): the
  * real stack, the fixture repository on the loopback GitHub, and either the scripted model server
- * or a given (real) model plugin. Each bug is sent by two users, as admission needs, one bug at a
+ * or a given (real) model plugin. Each bug is sent by two users, as admission needs (a bug whose
+ * stack has none of the app's code is expected to stay new, with admission's note), one bug at a
  * time so each one's wall time is its own, and read back from the investigator's records.
  * Imported only after eval-services.ts has set TEST_DATABASE_URL / TEST_REDIS_URL.
  */
@@ -62,7 +63,9 @@ export async function runEval(teardowns: HarnessTeardown, modelPlugin: ModelPlug
     const issueId = await h.send(key, 2)
     let finished = true
     try {
-      await h.settle(issueId, timeoutMs)
+      // A stack without the app's own code is never investigated: admission's note is the outcome.
+      if (h.fixture.bugs[key].expected.outcome === 'new') await h.notInvestigated(issueId, timeoutMs)
+      else await h.settle(issueId, timeoutMs)
     } catch (error) {
       if (!/condition not met/.test((error as Error).message)) throw error
       finished = false
@@ -83,6 +86,7 @@ async function readIssue(db: Db, issueId: string): Promise<{ status: string; rea
 /** The issue's latest investigation: its state, outcome, citations and usage. */
 async function readBack(em: EntityManager, db: Db, issueId: string, finished: boolean): Promise<Omit<BugResult, 'key' | 'expected' | 'wallMs'>> {
   const issue = await readIssue(db, issueId)
+  const note = (await db.query<{ code: string }>('SELECT code FROM issue_admission_notes WHERE issue_id = $1', [issueId])).rows[0]
   const run = await em.findOne(Investigation, { issueId }, { orderBy: { createdAt: 'desc' } })
   const outcome = run ? await em.findOne(InvestigationOutcome, { investigationId: run.id }) : null
   const citations = run ? await em.find(InvestigationCitation, { investigationId: run.id }, { orderBy: { id: 'asc' } }) : []
@@ -90,7 +94,7 @@ async function readBack(em: EntityManager, db: Db, issueId: string, finished: bo
     // The investigation's outcome is what is evaluated; the issue goes on to its fix after investigated.
     state: run && finished ? run.state : issue.status,
     finished,
-    reasonCode: outcome ? outcome.reasonCode : issue.reason_code,
+    reasonCode: outcome ? outcome.reasonCode : issue.status === 'new' ? (note?.code ?? '') : issue.reason_code,
     citations: citations.map((citation) => ({ path: citation.path, line: citation.lineStart })),
     cause: outcome?.cause ? { kind: outcome.cause.kind, name: outcome.cause.name } : null,
   }

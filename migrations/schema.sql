@@ -187,6 +187,7 @@ CREATE TABLE public.issue_actors (
     first_seen timestamp with time zone NOT NULL,
     last_seen timestamp with time zone NOT NULL,
     real_seen_at timestamp with time zone,
+    seen_kinds smallint DEFAULT 0 NOT NULL,
     CONSTRAINT issue_actors_actor_kind_check CHECK ((actor_kind = ANY (ARRAY['u'::bpchar, 's'::bpchar])))
 );
 CREATE TABLE public.issue_admission_notes (
@@ -351,7 +352,7 @@ CREATE INDEX investigation_citations_investigation ON public.investigation_citat
 CREATE INDEX investigations_lease ON public.investigations USING btree (lease_until) WHERE (state = ANY (ARRAY['queued'::text, 'analyzing'::text]));
 CREATE UNIQUE INDEX investigations_one_active ON public.investigations USING btree (issue_id) WHERE (state = ANY (ARRAY['queued'::text, 'analyzing'::text]));
 CREATE INDEX investigations_project_created ON public.investigations USING btree (project_id, created_at);
-CREATE INDEX issue_actors_recent ON public.issue_actors USING btree (issue_id, actor_kind, last_seen);
+CREATE INDEX issue_actors_real ON public.issue_actors USING btree (issue_id, actor_kind, real_seen_at);
 CREATE INDEX issues_project_last_seen ON public.issues USING btree (project_id, last_seen DESC);
 CREATE INDEX projects_owner ON public.projects USING btree (owner_id);
 CREATE INDEX setup_sessions_project ON public.setup_sessions USING btree (project_id) WHERE (project_id IS NOT NULL);

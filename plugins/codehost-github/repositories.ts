@@ -5,7 +5,7 @@
  * repository lives and which commit a release names; git fetches the contents (git-clone.ts).
  */
 import type { Logger } from '../../shared/log.js'
-import { CodehostUnreachable, type ClonedRepository, type RepositoryAccess, type RepositoryInfo } from '../../shared/plugins/types.js'
+import { CodehostUnreachable, type ClonedRepository, type RepositoryAccess, type RepositoryFiles, type RepositoryInfo } from '../../shared/plugins/types.js'
 import { cloneUrl, createCredentials, ownerAndName, refusalOr, type Credential, type CredentialSources, type GithubRepository, type Purpose } from './credentials.js'
 import { shallowClone } from './git-clone.js'
 import { classify, type GithubFailure } from './github-client.js'
@@ -65,6 +65,17 @@ export function createRepositoryAccess(settings: RepositorySettings): Repository
       return { fullName: data.full_name, defaultBranch: data.default_branch, webUrl: data.html_url }
     },
     resolveCommit,
+    async listFiles(repo, installationId): Promise<RepositoryFiles> {
+      const { credential, data } = await repository(repo, installationId)
+      const { owner, name } = ownerAndName(data.full_name)
+      try {
+        // One call: the tree of the default branch's head, recursive (GitHub truncates past 100,000 entries or 7 MB).
+        const tree = (await api.user(credential.token).rest.git.getTree({ owner, repo: name, tree_sha: data.default_branch, recursive: 'true' })).data
+        return { branch: data.default_branch, paths: tree.tree.filter((entry) => entry.type === 'blob' && typeof entry.path === 'string').map((entry) => entry.path!), truncated: tree.truncated }
+      } catch (error) {
+        throw refusalOr(api, error, `GitHub does not let ${credential.label} list the files of ${owner}/${name}`, CONTENTS_READ)
+      }
+    },
     async clone(repo, installationId, dest, options = {}): Promise<ClonedRepository> {
       const { signal } = options
       try {

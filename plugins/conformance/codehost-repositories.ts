@@ -1,6 +1,6 @@
 /**
  * The repository part of the codehost conformance suite (codehost.ts runs it): info, resolving a
- * release to a commit, shallow clones at the default head and at an older commit, with an app's
+ * release to a commit, listing the default branch's files, shallow clones at the default head and at an older commit, with an app's
  * installation token and with a personal token alone, refusals and outages, cancelling, and that
  * the token reaches no process's command line, no file of the clone and no stored credential.
  */
@@ -81,6 +81,22 @@ export async function repositoryConformance(t: Test, { harness, create, caught }
     t.match(await tokenOnly.checkRepository(repo, ''), { status: 'visible', installationId: '' })
     const hidden = await harness.arrangeHiddenRepository()
     t.not((await tokenOnly.checkRepository(hidden.repo, '')).status, 'visible', 'a repository the token cannot read is not visible')
+  })
+
+  await t.test("listFiles, when offered, lists the default branch's files without a clone", async (t) => {
+    if (withApp.listFiles === undefined || withToken.listFiles === undefined) return void t.pass('not offered: admission leaves the check to the clone')
+    const expected = { branch: arranged.defaultBranch, paths: [...arranged.files.head].sort(), truncated: false }
+    const listed = await withApp.listFiles(repo, installationId)
+    t.same({ ...listed, paths: [...listed.paths].sort() }, expected, "with the app's installation")
+    t.same([...(await withToken.listFiles(repo, '')).paths].sort(), expected.paths, 'with the token alone')
+    const hidden = await harness.arrangeHiddenRepository()
+    t.type(await caught(withToken.listFiles(hidden.repo, '')), RepositoryDenied, 'a repository the token cannot read is RepositoryDenied')
+    harness.failing(true)
+    try {
+      t.type(await caught(withToken.listFiles(repo, '')), CodehostUnreachable, 'server errors are CodehostUnreachable')
+    } finally {
+      harness.failing(false)
+    }
   })
 
   await t.test("clone checks out the default branch's head with the app's installation token", async (t) => {

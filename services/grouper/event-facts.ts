@@ -1,6 +1,7 @@
 /** What the events, actors and environments tables need of one event. */
 import { createHash } from 'node:crypto'
 import type { ErrorEvent, EventEnvelope } from '../../shared/event.js'
+import { admissionFacts } from './real-user.js'
 
 export interface EventFacts {
   environment: string | undefined
@@ -8,10 +9,21 @@ export interface EventFacts {
   sessionId: string | null
   userKey: string | null
   occurredAt: Date
+  /** How the event counts towards admission (real-user.ts): issue_actors.seen_kinds bits. */
+  seenKinds: number
+  /** The event's own time when a real user's, current one; null otherwise. */
+  realAt: Date | null
 }
 
 export function factsOf(envelope: EventEnvelope, event: ErrorEvent): EventFacts {
-  return { environment: event.environment, release: event.release ?? null, sessionId: event.session_id ?? null, userKey: userKey(envelope, event), occurredAt: occurredAt(envelope, event) }
+  return {
+    environment: event.environment,
+    release: event.release ?? null,
+    sessionId: event.session_id ?? null,
+    userKey: userKey(envelope, event),
+    occurredAt: occurredAt(envelope, event),
+    ...admissionFacts(event.context?.user_agent, event.timestamp, envelope.receivedAt),
+  }
 }
 
 /** The reported time, unless the client's clock puts it in the future: then the receive time. */

@@ -204,27 +204,33 @@ type ActorGains = Map<string, { users: number; sessions: number }>
 
 async function upsertActors(client: pg.PoolClient, inserted: Prepared[], issueIds: Map<string, string>): Promise<ActorGains> {
   // ON CONFLICT cannot touch one row twice in a statement: fold duplicates within the batch first.
-  const actors = new Map<string, [string, string, string, number]>()
-  const add = (issueId: string, kind: 'u' | 's', actor: string | null, at: number): void => {
+  const actors = new Map<string, { issueId: string; kind: 'u' | 's'; actor: string; at: number; realAt: number | null; kinds: number }>()
+  const add = (issueId: string, kind: 'u' | 's', actor: string | null, x: Prepared): void => {
     if (!actor) return
     const key = `${issueId}|${kind}|${actor}`
+    const at = x.envelope.receivedAt
+    const realAt = x.facts.realAt?.getTime() ?? null
     const current = actors.get(key)
-    if (!current || current[3] < at) actors.set(key, [issueId, kind, actor, at])
+    if (!current) return void actors.set(key, { issueId, kind, actor, at, realAt, kinds: x.facts.seenKinds })
+    current.at = Math.max(current.at, at)
+    if (realAt !== null && (current.realAt === null || realAt > current.realAt)) current.realAt = realAt
+    current.kinds |= x.facts.seenKinds
   }
   for (const x of inserted) {
     const issueId = issueIds.get(x.issueKey)!
-    add(issueId, 'u', x.facts.userKey, x.envelope.receivedAt)
-    add(issueId, 's', x.facts.sessionId, x.envelope.receivedAt)
+    add(issueId, 'u', x.facts.userKey, x)
+    add(issueId, 's', x.facts.sessionId, x)
   }
   const gains: ActorGains = new Map()
   if (actors.size === 0) return gains
   const list = [...actors.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map((e) => e[1])
   const { rows } = await client.query<{ issue_id: string; actor_kind: 'u' | 's'; inserted: boolean }>(
-    `INSERT INTO issue_actors (issue_id, actor_kind, actor, first_seen, last_seen)
-     SELECT i, k, a, t, t FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[]) AS x(i, k, a, t)
-     ON CONFLICT (issue_id, actor_kind, actor) DO UPDATE SET last_seen = GREATEST(issue_actors.last_seen, EXCLUDED.last_seen)
+    `INSERT INTO issue_actors (issue_id, actor_kind, actor, first_seen, last_seen, real_seen_at, seen_kinds)
+     SELECT i, k, a, t, t, r, b FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::smallint[]) AS x(i, k, a, t, r, b)
+     ON CONFLICT (issue_id, actor_kind, actor) DO UPDATE SET last_seen = GREATEST(issue_actors.last_seen, EXCLUDED.last_seen),
+       real_seen_at = GREATEST(issue_actors.real_seen_at, EXCLUDED.real_seen_at), seen_kinds = issue_actors.seen_kinds | EXCLUDED.seen_kinds
      RETURNING issue_id, actor_kind, (xmax = 0) AS inserted`,
-    [list.map((a) => a[0]), list.map((a) => a[1]), list.map((a) => a[2]), list.map((a) => new Date(a[3]))],
+    [list.map((a) => a.issueId), list.map((a) => a.kind), list.map((a) => a.actor), list.map((a) => new Date(a.at)), list.map((a) => (a.realAt === null ? null : new Date(a.realAt))), list.map((a) => a.kinds)],
   )
   for (const row of rows) {
     if (!row.inserted) continue

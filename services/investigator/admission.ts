@@ -1,11 +1,12 @@
 /**
  * Admission: the grouper says which issues gained events (the issue-changes stream, after each
- * commit); this decides which of them an investigation starts for. An error issue qualifies when
- * INVESTIGATION_MIN_USERS distinct users, or as many distinct sessions, saw it within the window.
- * One investigation per episode: the first when it qualifies; another only when it regresses after
- * its cause was found (it comes back in a release the investigation did not look at) or when a
- * person asks again. Whether its stack is in the repository is the run's first check (it needs
- * the clone), which stops with no_app_frames otherwise.
+ * commit); this decides which of them an investigation starts for (spec, Events 1). An error issue
+ * qualifies when INVESTIGATION_MIN_USERS distinct real users, or as many real sessions, ran into it
+ * within the window by their events' own timestamps (services/grouper/real-user.ts says which
+ * count), and its stack comes from the attached repository's code (app-code.ts). One
+ * investigation per episode: the first when it qualifies; another only when it regresses after its
+ * cause was found (it comes back in a release the investigation did not look at) or when a person
+ * asks again. An issue not admitted keeps status new, and a note says why (admission-verdict.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Redis } from 'ioredis'
@@ -14,7 +15,10 @@ import type { Db } from '../../shared/db.js'
 import type { IssueChange } from '../../shared/issue-changes.js'
 import type { Orm } from '../../shared/orm.js'
 import type { StreamKeys } from '../../shared/redis.js'
+import { actorsNote, appCodeNote, type ActorCounts } from './admission-verdict.js'
+import type { AppCodeCheck } from './app-code.js'
 import { startInvestigation } from './dispatch.js'
+import { writeAdmissionNotes, type AdmissionNote } from './store/admission-notes.js'
 import { latestInvestigation } from './store/admissions.js'
 
 export interface AdmissionDeps {
@@ -23,9 +27,10 @@ export interface AdmissionDeps {
   redis: Redis
   keys: StreamKeys
   limits: InvestigationLimits
+  appCode: AppCodeCheck
 }
 
-/** Admits what qualifies among changes; answers the investigations started. */
+/** Admits what qualifies among changes, notes why the rest was not; answers the investigations started. */
 export async function admit(deps: AdmissionDeps, changes: readonly IssueChange[]): Promise<string[]> {
   const releases = new Map<string, Set<string>>()
   for (const change of changes) {
@@ -33,30 +38,59 @@ export async function admit(deps: AdmissionDeps, changes: readonly IssueChange[]
     for (const release of change.releases) set.add(release)
     releases.set(change.issueId, set)
   }
-  const qualifying = await qualifyingIssues(deps, [...releases.keys()])
+  const { qualifying, notes } = await sortIssues(deps, [...releases.keys()])
   const started: string[] = []
+  const admitted: string[] = []
   for (const issue of qualifying) {
     const trigger = await triggerFor(deps, issue.id, releases.get(issue.id)!)
     if (!trigger) continue
+    const code = await deps.appCode.check(issue.id)
+    if (!code.ok) {
+      notes.set(issue.id, appCodeNote(code.message))
+      continue
+    }
+    admitted.push(issue.id)
     const investigation = await startInvestigation(deps.orm, deps.redis, deps.keys, { issueId: issue.id, projectId: issue.projectId, trigger, leaseMs: deps.limits.leaseMs })
     if (investigation) started.push(investigation.id)
   }
+  await writeAdmissionNotes(deps.orm.em.fork() as EntityManager, notes, admitted)
   return started
 }
 
-/** Error issues (not noise) with enough distinct users or sessions within the window. */
-async function qualifyingIssues(deps: AdmissionDeps, issueIds: string[]): Promise<Array<{ id: string; projectId: string }>> {
-  if (issueIds.length === 0) return []
-  const { rows } = await deps.db.query<{ id: string; project_id: string }>(
-    `SELECT i.id, i.project_id FROM issues i
-      WHERE i.id = ANY($1::uuid[]) AND i.kind = 'error' AND i.noise = ''
-        AND GREATEST(
-          (SELECT count(*) FROM issue_actors a WHERE a.issue_id = i.id AND a.actor_kind = 'u' AND a.last_seen > now() - $2 * interval '1 millisecond'),
-          (SELECT count(*) FROM issue_actors a WHERE a.issue_id = i.id AND a.actor_kind = 's' AND a.last_seen > now() - $2 * interval '1 millisecond')
-        ) >= $3`,
+/**
+ * Error issues with enough recent real users or sessions (counted up to the threshold only, so a
+ * busy issue costs no more than a quiet one), and a note for every other error issue. Noise never
+ * reaches admission (the grouper sends no change for it); its page says so from the issue itself.
+ */
+async function sortIssues(deps: AdmissionDeps, issueIds: string[]): Promise<{ qualifying: Array<{ id: string; projectId: string }>; notes: Map<string, AdmissionNote> }> {
+  const notes = new Map<string, AdmissionNote>()
+  if (issueIds.length === 0) return { qualifying: [], notes }
+  const recent = (kind: 'u' | 's') =>
+    `(SELECT count(*) FROM (SELECT 1 FROM issue_actors a WHERE a.issue_id = i.id AND a.actor_kind = '${kind}' AND a.real_seen_at > now() - $2 * interval '1 millisecond' LIMIT $3) x)`
+  const { rows } = await deps.db.query<{ id: string; project_id: string; noise: string; recent: number }>(
+    `SELECT i.id, i.project_id, i.noise, GREATEST(${recent('u')}, ${recent('s')})::int AS recent FROM issues i WHERE i.id = ANY($1::uuid[]) AND i.kind = 'error'`,
     [issueIds, deps.limits.windowMs, deps.limits.minActors],
   )
-  return rows.map((row) => ({ id: row.id, projectId: row.project_id }))
+  const qualifying = rows.filter((row) => row.noise === '' && row.recent >= deps.limits.minActors).map((row) => ({ id: row.id, projectId: row.project_id }))
+  const short = rows.filter((row) => row.noise === '' && row.recent < deps.limits.minActors)
+  for (const [id, counts] of await countActors(deps, short.map((row) => ({ id: row.id, recent: row.recent })))) notes.set(id, actorsNote(counts, deps.limits))
+  return { qualifying, notes }
+}
+
+/** The actor counts behind the note of each issue that fell short. */
+async function countActors(deps: AdmissionDeps, issues: Array<{ id: string; recent: number }>): Promise<Map<string, ActorCounts>> {
+  const counts = new Map<string, ActorCounts>(issues.map(({ id, recent }) => [id, { recent, real: 0, total: 0, automated: false, ahead: false }]))
+  if (issues.length === 0) return counts
+  const { rows } = await deps.db.query<{ issue_id: string; real: number; total: number; automated: boolean; ahead: boolean }>(
+    `SELECT issue_id,
+            GREATEST(count(*) FILTER (WHERE actor_kind = 'u' AND real_seen_at IS NOT NULL), count(*) FILTER (WHERE actor_kind = 's' AND real_seen_at IS NOT NULL))::int AS real,
+            GREATEST(count(*) FILTER (WHERE actor_kind = 'u'), count(*) FILTER (WHERE actor_kind = 's'))::int AS total,
+            bool_or(seen_kinds & 2 <> 0) AS automated, bool_or(seen_kinds & 4 <> 0) AS ahead
+       FROM issue_actors WHERE issue_id = ANY($1::uuid[]) GROUP BY issue_id`,
+    [issues.map((issue) => issue.id)],
+  )
+  for (const row of rows) Object.assign(counts.get(row.issue_id)!, { real: row.real, total: row.total, automated: row.automated, ahead: row.ahead })
+  return counts
 }
 
 /** auto for an issue never investigated, regression for one that came back, else undefined. */

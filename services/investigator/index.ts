@@ -16,6 +16,7 @@ import { groupActivity, queueDepth, StreamConsumer, type StreamEntry } from '../
 import { GROUPS } from '../../shared/topology.js'
 import { changesOf } from '../../shared/issue-changes.js'
 import { admit } from './admission.js'
+import { AppCodeCheck } from './app-code.js'
 import { dispatchFix } from './dispatch.js'
 import type { EvidenceLimits } from './fix/evidence.js'
 import { runFix } from './fix/run.js'
@@ -46,6 +47,7 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
   const sweepOptions = { orm: deps.orm, redis: deps.redis, keys: deps.keys, leaseMs: deps.limits.leaseMs, maxAttempts: deps.timing.maxAttempts }
   const sweeper = new LeaseSweeper({ ...sweepOptions, fixes: { ...sweepOptions, db: deps.db, codehost: deps.tools.codehost } })
   sweeper.on('error', (error: unknown) => log.warn('lease sweep failed', { error }))
+  const appCode = new AppCodeCheck({ db: deps.db, codehost: deps.tools.codehost, log })
   let active = 0
   // Aborted when the service stops: a run hands its investigation back rather than holding shutdown.
   let stopping = new AbortController()
@@ -64,7 +66,7 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
     consumer: `${name}-admission`,
     batchSize: 50,
     handler: async (entries: StreamEntry[]) => {
-      const started = await admit({ db: deps.db, orm: deps.orm, redis: deps.redis, keys: deps.keys, limits: deps.limits }, entries.flatMap((entry) => changesOf(entry.fields)))
+      const started = await admit({ db: deps.db, orm: deps.orm, redis: deps.redis, keys: deps.keys, limits: deps.limits, appCode }, entries.flatMap((entry) => changesOf(entry.fields)))
       if (started.length > 0) log.info('investigations queued', { investigations: started })
     },
   })

@@ -7,7 +7,9 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Redis } from 'ioredis'
 import type { Orm } from '../../shared/orm.js'
 import type { StreamKeys } from '../../shared/redis.js'
+import { noiseNote } from './admission-verdict.js'
 import { startInvestigation } from './dispatch.js'
+import { readAdmissionNote, type AdmissionNote } from './store/admission-notes.js'
 import { latestInvestigation } from './store/admissions.js'
 import { InvestigationCitation } from './store/entities.js'
 
@@ -79,4 +81,28 @@ export async function readInvestigation(orm: Orm, issueId: string): Promise<Inve
 export async function requestInvestigation(orm: Orm, redis: Redis, keys: StreamKeys, request: { issueId: string; projectId: string; userId: string; leaseMs: number }): Promise<'started' | 'in_flight'> {
   const started = await startInvestigation(orm, redis, keys, { issueId: request.issueId, projectId: request.projectId, trigger: 'manual', requestedBy: request.userId, leaseMs: request.leaseMs })
   return started ? 'started' : 'in_flight'
+}
+
+/** Why an issue is not investigated, as people and agents read it; decidedAt is null for noise, which needs no decision. */
+export interface NotInvestigated extends AdmissionNote {
+  decidedAt: string | null
+}
+
+/**
+ * Why a new issue was not investigated: noise as the grouper marked it (never sent to admission), else
+ * as admission last decided; undefined for an issue that is not new, or that admission has not looked
+ * at since it began keeping notes.
+ */
+export async function readNotInvestigated(orm: Orm, issue: { id: string; status: string; noise: string }): Promise<NotInvestigated | undefined> {
+  if (issue.status !== 'new') return undefined
+  if (issue.noise !== '') return { ...noiseNote(issue.noise), decidedAt: null }
+  return readAdmissionNote(orm.em.fork() as EntityManager, issue.id)
+}
+
+/** Why Fix this is not offered for an issue (noise, or a stack without the app's own code), or undefined when it is. */
+export function fixWithheld(issue: { kind: string; noise: string }, note: NotInvestigated | undefined): string | undefined {
+  if (issue.kind !== 'error') return 'only error issues are fixed'
+  if (issue.noise !== '') return 'the issue is marked as noise, which is never investigated or fixed'
+  if (note?.code === 'no_app_frames') return `${note.message}; attach the repository the code comes from, or press Investigate now to have the clone checked`
+  return undefined
 }

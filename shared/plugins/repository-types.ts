@@ -19,6 +19,16 @@ export interface ClonedRepository {
   readonly dir: string
 }
 
+/** The files of a repository's default branch, as the code host lists them without a clone. */
+export interface RepositoryFiles {
+  /** The branch listed: the default branch, at its head when listed. */
+  readonly branch: string
+  /** Repository paths of the files (blobs), 'apps/shop/src/cart.ts'. */
+  readonly paths: readonly string[]
+  /** True when the code host cut the listing short (a very large repository). */
+  readonly truncated: boolean
+}
+
 export interface RepositoryAccess {
   /**
    * The repository's default branch and web address. installationId is the project's app
@@ -40,6 +50,12 @@ export interface RepositoryAccess {
    * failed; when signal aborts, git is stopped and the promise rejects with the signal's reason.
    */
   clone(repo: string, installationId: string, dest: string, options?: { commit?: string; signal?: AbortSignal }): Promise<ClonedRepository>
+  /**
+   * The files at the default branch's head, listed by the code host's API (no clone): admission's
+   * check that a stack comes from the repository before an investigation is queued. Optional: a
+   * plugin without it leaves that check to the investigation's clone. Throws as info does.
+   */
+  listFiles?(repo: string, installationId: string): Promise<RepositoryFiles>
 }
 
 /** The code host refused access to the repository (401/403/404): a person must grant it. */

@@ -44,7 +44,7 @@ export type PluginInstance<K extends PluginKind> = K extends 'codehost'
 
 export type { ModelPlugin, ModelRequest, ModelReply, ModelMessage, ModelTool, ModelToolCall, ModelUsage } from './model-types.js'
 export { ModelUnavailable, ModelRejected } from './model-types.js'
-export type { RepositoryAccess, ClonedRepository, RepositoryInfo } from './repository-types.js'
+export type { RepositoryAccess, ClonedRepository, RepositoryFiles, RepositoryInfo } from './repository-types.js'
 export { RepositoryDenied } from './repository-types.js'
 export type { PullRequestAccess, PullRequestRef, CiResult } from './pull-request-types.js'
 export type { SandboxPlugin, Sandbox, SandboxTemplate, CommandResult, RunOptions } from './sandbox-types.js'

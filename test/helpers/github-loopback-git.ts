@@ -1,11 +1,13 @@
 /**
  * The repository-contents part of the loopback GitHub: repositories served over git's smart HTTP
  * by the real git (git-http.ts), fetches and pushes, the REST answers that lead to them (default
- * branch and clone_url in GET /repos/{owner}/{repo}, GET /repos/{owner}/{repo}/commits/{ref}), and
+ * branch and clone_url in GET /repos/{owner}/{repo}, GET /repos/{owner}/{repo}/commits/{ref}), the
+ * file listing of GET /repos/{owner}/{repo}/git/trees/{tree}, and
  * the personal access tokens the host accepts besides the installation tokens it mints.
  */
-import { execFileSync } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { promisify } from 'node:util'
 import { basicPassword, isPush, serveGitHttp } from './git-http.js'
 import { revParse } from './git-repository.js'
 
@@ -63,6 +65,7 @@ export interface PersonalToken {
 /** owner/name.git, then the smart-HTTP path. */
 const GIT_PATH = /^\/([^/]+)\/([^/]+)\.git(\/.*)$/
 const COMMIT_PATH = /^\/api\/v3\/repos\/([^/]+)\/([^/]+)\/commits\/(.+)$/
+const TREE_PATH = /^\/api\/v3\/repos\/([^/]+)\/([^/]+)\/git\/trees\/(.+)$/
 
 /** The git hosting of one loopback: controls, and the handlers the loopback's server calls. */
 export function createLoopbackGit(host: GitHost) {
@@ -111,6 +114,24 @@ export function createLoopbackGit(host: GitHost) {
       if (sha === undefined) return { status: 422, body: { message: `No commit found for SHA: ${ref}` } }
       return { status: 200, body: { sha, html_url: `${host.origin}/${fullName}/commit/${sha}`, commit: { message: 'loopback commit' }, files: [] } }
     },
+    /** owner/name and tree when pathname is GET /repos/{owner}/{repo}/git/trees/{tree_sha} (a sha or a branch). */
+    treeRoute(method: string | undefined, pathname: string): { fullName: string; tree: string } | undefined {
+      const match = method === 'GET' ? TREE_PATH.exec(pathname) : null
+      return match ? { fullName: `${decodeURIComponent(match[1]!)}/${decodeURIComponent(match[2]!)}`.toLowerCase(), tree: decodeURIComponent(match[3]!) } : undefined
+    },
+    /** GitHub's answer to GET /repos/{owner}/{repo}/git/trees/{tree}?recursive=1, from the bare repository. */
+    async tree(fullName: string, tree: string): Promise<Reply> {
+      const repo = served.get(fullName)
+      const sha = repo && (await revParse(repo.bareDir, tree))
+      if (!repo || !sha) return { status: 404, body: { message: 'Not Found' } }
+      const listing = await gitOutput(repo.bareDir, ['ls-tree', '-r', '-t', '--full-tree', sha])
+      const entries = listing.split('\n').filter(Boolean).map((line) => {
+        const [meta, path] = line.split('\t') as [string, string]
+        const [mode, type, object] = meta.split(' ') as [string, string, string]
+        return { path, mode, type, sha: object, url: `${host.origin}/api/v3/repos/${fullName}/git/${type}s/${object}` }
+      })
+      return { status: 200, body: { sha: (await gitOutput(repo.bareDir, ['rev-parse', `${sha}^{tree}`])).trim(), url: '', tree: entries, truncated: false } }
+    },
     /** Answers a git request: authentication as GitHub asks for it, then the real git http-backend. */
     serve(req: IncomingMessage, res: ServerResponse): void {
       const url = new URL(req.url ?? '/', host.origin)
@@ -138,4 +159,9 @@ export function createLoopbackGit(host: GitHost) {
 
 function challenge(status: number): Record<string, string> {
   return status === 401 ? { 'www-authenticate': 'Basic realm="GitHub"' } : {}
+}
+
+/** What git prints for args in the bare repository gitDir. */
+async function gitOutput(gitDir: string, args: string[]): Promise<string> {
+  return (await promisify(execFile)('git', ['--git-dir', gitDir, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })).stdout
 }

@@ -146,6 +146,8 @@ export async function startGithubLoopback(): Promise<GithubLoopback> {
     const needJwt: Reply = { status: 401, body: { message: 'A JSON web token could not be decoded' } }
     const commit = git.commitRoute(req.method, url.pathname)
     if (commit) return canRead(auth, commit.fullName) ? git.commit(commit.fullName, commit.ref) : notFound
+    const tree = git.treeRoute(req.method, url.pathname)
+    if (tree) return canRead(auth, tree.fullName) ? git.tree(tree.fullName, tree.tree) : notFound
     switch (route) {
       case 'GET app/installations/:': {
         if (auth.kind !== 'jwt') return needJwt

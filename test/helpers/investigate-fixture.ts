@@ -16,9 +16,9 @@ import { build } from 'esbuild'
 /** One of the fixture's bugs: what the investigation should conclude, and events that report it. */
 export interface FixtureBug {
   key: 'app' | 'third_party' | 'not_in_repo'
-  expected: { outcome: 'investigated' | 'insight' | 'needs_human'; reasonCode?: string; file?: string; thirdParty?: string }
+  expected: { outcome: 'investigated' | 'insight' | 'needs_human' | 'new'; reasonCode?: string; file?: string; thirdParty?: string }
   /** A valid body for POST /api/v1/events; a fresh event id, user and session per call unless given. */
-  event(overrides?: { user?: string; session?: string; message?: string; release?: string }): Record<string, unknown>
+  event(overrides?: { user?: string; session?: string; message?: string; release?: string; userAgent?: string; timestamp?: string }): Record<string, unknown>
 }
 
 /** The built fixture: the repository to investigate, the maps to upload, and the bugs. */
@@ -100,7 +100,7 @@ async function create(): Promise<Built> {
     const bugs: InvestigateFixture['bugs'] = {
       app: bug('app', { outcome: 'investigated', file: 'apps/shop/src/cart.ts' }, appBug(scripts), 'button.qty-increase'),
       third_party: bug('third_party', { outcome: 'insight', thirdParty: 'cdn.shop-analytics.example' }, thirdPartyBug(scripts), 'button#place-order'),
-      not_in_repo: bug('not_in_repo', { outcome: 'needs_human', reasonCode: 'no_app_frames' }, widgetBug(scripts), 'button.carousel-next'),
+      not_in_repo: bug('not_in_repo', { outcome: 'new', reasonCode: 'no_app_frames' }, widgetBug(scripts), 'button.carousel-next'),
     }
     const maps = [
       { urlPath: '/assets/app.js', file: app.mapFile, minified: app.file },
@@ -238,7 +238,7 @@ function bug(key: FixtureBug['key'], expected: FixtureBug['expected'], thrown: T
       const frames = thrown.stack.slice(thrown.stack.search(/\n\s+at /))
       const stack = overrides.message === undefined ? thrown.stack : `${thrown.type}: ${message}${frames}`
       return {
-        timestamp: new Date(now).toISOString(),
+        timestamp: overrides.timestamp ?? new Date(now).toISOString(),
         event_id: randomUUID(),
         error: { type: thrown.type, message, stack },
         breadcrumbs: [
@@ -246,7 +246,7 @@ function bug(key: FixtureBug['key'], expected: FixtureBug['expected'], thrown: T
           { type: 'http', message: `GET ${ORIGIN}/api/recommendations`, data: { method: 'GET', status: 200, duration_ms: 84 }, timestamp: now - 9_100 },
           { type: 'click', message: clicked, timestamp: now - 12 },
         ],
-        context: { url: PAGE_URL, user_agent: USER_AGENT },
+        context: { url: PAGE_URL, user_agent: overrides.userAgent ?? USER_AGENT },
         sdk_version: SDK_VERSION,
         platform: 'javascript',
         environment: 'production',

@@ -61,7 +61,7 @@ export interface Harness {
   /** Uploads the fixture's source maps for release (the harness uploads them for the fixture's own). */
   uploadMaps(release: string): Promise<void>
   /** Sends one event of bug per user (distinct users and sessions), answers the issue id. */
-  send(bug: FixtureBug['key'], users: number, overrides?: { message?: string; release?: string }): Promise<string>
+  send(bug: FixtureBug['key'], users: number, overrides?: { message?: string; release?: string; userAgent?: string; timestamp?: string }): Promise<string>
   /** Waits until the issue's status is one of states; answers its row. */
   waitForStatus(issueId: string, states: readonly string[], timeoutMs?: number): Promise<{ status: string; reason_code: string; reason_message: string }>
   /**
@@ -69,6 +69,8 @@ export interface Harness {
    * outcome goes on to its fix); answers the issue's row and its latest investigation's state.
    */
   settle(issueId: string, timeoutMs?: number): Promise<Settled>
+  /** Waits until admission noted why the issue is not investigated; answers the note. */
+  notInvestigated(issueId: string, timeoutMs?: number): Promise<{ code: string; message: string }>
   violations(): Promise<Violation[]>
 }
 
@@ -153,6 +155,9 @@ export async function startHarness(t: HarnessTeardown, options: HarnessOptions =
         )
         return rows[0] && SETTLED.includes(rows[0].status) ? rows[0] : undefined
       }, timeoutMs, 100)
+    },
+    async notInvestigated(issueId, timeoutMs = 30_000) {
+      return waitFor(async () => (await stack.db.query<{ code: string; message: string }>('SELECT code, message FROM issue_admission_notes WHERE issue_id = $1', [issueId])).rows[0], timeoutMs, 100)
     },
     violations: () => checkInvestigations(orm, { graceMs: 2 * stack.config.investigations.leaseMs, maxAttempts: stack.config.stream.maxAttempts }),
   }

@@ -15,7 +15,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const BUGS = [
   { key: 'app', outcome: 'investigated', mark: 'apps/shop/src/cart.ts' },
   { key: 'third_party', outcome: 'insight', mark: 'cdn.shop-analytics.example' },
-  { key: 'not_in_repo', outcome: 'needs_human', mark: 'no_app_frames' },
+  { key: 'not_in_repo', outcome: 'new', mark: 'no_app_frames' },
 ]
 
 /** Shapes of every key or token the eval's stack makes or could be handed. */

@@ -34,10 +34,11 @@ for (const provider of ['anthropic', 'openai'] as const) {
     t.equal(tpOutcome.cause?.kind, 'third_party_script')
     t.match(tpOutcome.cause?.name, h.fixture.bugs.third_party.expected.thirdParty!)
 
-    const nrIssue = await h.settle(notInRepo)
-    t.equal(nrIssue.status, 'needs_human')
-    t.equal(nrIssue.reason_code, 'no_app_frames', "frames that map to files absent from the repository stop with a reason")
-    t.match(nrIssue.reason_message, /widget-kit\/src\/carousel\.ts/, 'naming the files it looked for')
+    const note = await h.notInvestigated(notInRepo)
+    t.equal(note.code, 'no_app_frames', 'frames that map to files absent from the repository are not investigated')
+    t.match(note.message, /^no frame in your code: .*widget-kit\/src\/carousel\.ts.* not in shop-co\/shop/, 'naming the files it looked for')
+    t.equal((await h.waitForStatus(notInRepo, ['new'])).status, 'new', 'the issue stays new')
+    t.equal(await em.count(Investigation, { issueId: notInRepo }), 0, 'no run was spent on it')
 
     const bodies = h.models.turns.map((turn) => turn.rawBody).join('\n')
     for (const secret of [MODEL_KEY, h.token, h.stack.ingestKey]) t.notOk(bodies.includes(secret), 'no secret in any request body sent to the model')

@@ -86,7 +86,7 @@ t.test('the widget bug maps only to widget-kit sources, none of them in the repo
   t.ok(frames.every((frame) => frame.original?.file === 'widget-kit/src/carousel.ts' && frame.repoPath === undefined), 'each maps to a file absent from the repository')
   const source = readFileSync(new URL('../fixtures/investigate-widget/src/carousel.ts', import.meta.url), 'utf8').split('\n')
   t.match(source[frames[0]!.original!.line - 1], /new Array/, 'the top frame is the array of dots')
-  t.same(fixture.bugs.not_in_repo.expected, { outcome: 'needs_human', reasonCode: 'no_app_frames' })
+  t.same(fixture.bugs.not_in_repo.expected, { outcome: 'new', reasonCode: 'no_app_frames' }, 'admission keeps it new: no frame of it is in the repository')
 })
 
 // ---- The brain, fed the conversation the loop would hold, with tool results from the real files. ----

@@ -58,6 +58,19 @@ export async function indexRepository(dir: string, options: { maxFiles?: number 
       }
     }
   }
+  return indexOf(root, files, truncated)
+}
+
+/**
+ * An index of repository paths listed without a clone (the code host's file listing), for matching
+ * frames only (root is ''): the same folders are left out as from a clone.
+ */
+export function indexPaths(paths: readonly string[], truncated: boolean): RepoIndex {
+  const kept = paths.filter((path) => !path.split('/').some((segment) => SKIPPED_FOLDERS.has(segment)))
+  return indexOf('', kept.slice(0, MAX_INDEXED_FILES), truncated || kept.length > MAX_INDEXED_FILES)
+}
+
+function indexOf(root: string, files: string[], truncated: boolean): RepoIndex {
   files.sort()
   const byName = new Map<string, string[]>()
   for (const path of files) {

@@ -1,6 +1,7 @@
 /**
  * What every owner's action on one issue checks before it acts ("Investigate again", "Fix this"):
- * a signed-in viewer, the project's owner, an issue of that project, and an error issue.
+ * a signed-in viewer, the project's owner, an issue of that project, and an error issue that is
+ * not noise.
  */
 import type { DashboardDeps } from './deps.js'
 import { getIssueDetail, type IssueDetail } from './issue-queries.js'
@@ -42,5 +43,6 @@ export async function issueForAction(deps: DashboardDeps, ctx: FormContext, refu
   const issue = await getIssueDetail(deps.setup.db, project.id, issueId)
   if (!issue) throw new PageError(404, 'Not found', 'This project has no such issue. Pick one from its issue list.')
   if (issue.kind !== 'error') throw new PageError(409, refusals.notError.title, refusals.notError.message)
+  if (issue.noise !== '') throw new PageError(409, refusals.notError.title, 'This issue is marked as noise, which is never investigated or fixed. Go back to the issue list and pick an error that is not noise.')
   return { userId, project, issue, issuePath: `/projects/${project.id}/issues/${issue.id}` }
 }

@@ -5,7 +5,7 @@
  */
 import type uWS from 'uWebSockets.js'
 import { readFix } from '../../investigator/fix/read.js'
-import { readInvestigation, requestInvestigation } from '../../investigator/read.js'
+import { fixWithheld, readInvestigation, readNotInvestigated, requestInvestigation } from '../../investigator/read.js'
 import type { DashboardDeps } from './deps.js'
 import { issueForAction } from './issue-actions.js'
 import { getDailyCounts, getFacets, getIssueDetail, getLatestEvent, listRecentEvents } from './issue-queries.js'
@@ -69,19 +69,20 @@ export function registerProjectRoutes(app: uWS.TemplatedApp, deps: DashboardDeps
     if (!owned) return
     const issue = await getIssueDetail(db, owned.project.id, ctx.request.params[1]!)
     if (!issue) throw NO_ISSUE()
-    const [latest, facets, days, recent, view, fixView] = await Promise.all([
+    const [latest, facets, days, recent, view, fixView, note] = await Promise.all([
       getLatestEvent(db, issue.id),
       getFacets(db, issue.id),
       getDailyCounts(db, issue.id),
       listRecentEvents(db, issue.id),
       readInvestigation(deps.orm, issue.id),
       readFix(deps.orm, issue.id),
+      readNotInvestigated(deps.orm, issue),
     ])
     const { query } = ctx.request
     const base = `/projects/${owned.project.id}/issues/${issue.id}`
     // Only the owner reaches this page (ownProject), so the buttons are theirs to press.
-    const investigation = { view, issueKind: issue.kind, requestPath: `${base}/investigate`, notice: NOTICES.find((n) => n === query.get('investigation')) }
-    const fix = { view: fixView, issueKind: issue.kind, requestPath: `${base}/fix`, investigationActive: isActive(view), notice: FIX_NOTICES.find((n) => n === query.get('fix')) }
+    const investigation = { view, issueKind: issue.kind, noise: issue.noise, note, requestPath: `${base}/investigate`, notice: NOTICES.find((n) => n === query.get('investigation')) }
+    const fix = { view: fixView, issueKind: issue.kind, withheld: fixWithheld(issue, note), requestPath: `${base}/fix`, investigationActive: isActive(view), notice: FIX_NOTICES.find((n) => n === query.get('fix')) }
     sendPage(ctx.ex, 200, issuePage(ctx.viewer, owned.project, { issue, latest, facets, days, recent, investigation, fix }))
   })
 

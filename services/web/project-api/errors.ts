@@ -12,6 +12,7 @@ export const PROJECT_API_ERRORS = {
   issue_not_found: { status: 404, message: 'This project has no issue with this id. Check both ids: an issue belongs to exactly one project.' },
   invalid_id: { status: 400, message: 'The id named in field is not a UUID. Copy the project and issue ids from the dashboard address; do not retry with the same one.' },
   not_an_error: { status: 409, message: 'Only error issues are investigated and fixed. Check the issue kind; do not retry with this issue.' },
+  noise_issue: { status: 409, message: 'The issue is marked as noise (its noise field says why), which is never investigated or fixed; do not retry with this issue.' },
   in_flight: { status: 409, message: 'An investigation or a fix of this issue is already in progress, so nothing was started. Wait for it to end (read the issue for its state), then ask again.' },
   cross_site_request: { status: 403, message: "The request came from another site's page (Origin or Sec-Fetch-Site), and the session cookie must not act for it. Send it from the dashboard's own origin or from a client outside the browser." },
   not_found: { status: 404, message: 'No such endpoint. Project endpoints live under /api/v1/projects/<project_id>.' },

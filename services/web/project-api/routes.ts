@@ -12,7 +12,7 @@ import type { Logger } from '../../../shared/log.js'
 import type { Orm } from '../../../shared/orm.js'
 import type { StreamKeys } from '../../../shared/redis.js'
 import { readFix, requestFix } from '../../investigator/fix/read.js'
-import { readInvestigation } from '../../investigator/read.js'
+import { readInvestigation, readNotInvestigated } from '../../investigator/read.js'
 import { getWebSession } from '../accounts/web-sessions.js'
 import { cookieName, parseCookies } from '../dashboard/cookies.js'
 import { getIssueDetail, type IssueDetail } from '../dashboard/issue-queries.js'
@@ -68,6 +68,7 @@ export function issueJson(issue: IssueDetail): Record<string, unknown> {
     reason_code: issue.reason_code,
     reason_message: issue.reason_message,
     kind: issue.kind,
+    noise: issue.noise,
     first_seen: issue.first_seen.toISOString(),
     last_seen: issue.last_seen.toISOString(),
     // bigint in PostgreSQL, read as text: a count past 2^53 is not a concern for one issue.
@@ -88,8 +89,9 @@ export function registerProjectApiRoutes(app: uWS.TemplatedApp, deps: ProjectApi
     deps.track(
       answer(ex, deps.log, async () => {
         const { issue } = await ownIssue(deps, request)
-        const [investigation, fix] = await Promise.all([readInvestigation(deps.orm, issue.id), readFix(deps.orm, issue.id)])
-        send(ex, 200, JSON.stringify({ issue: issueJson(issue), investigation: investigation ?? null, fix: fix ?? null }), NO_STORE)
+        const [investigation, fix, note] = await Promise.all([readInvestigation(deps.orm, issue.id), readFix(deps.orm, issue.id), readNotInvestigated(deps.orm, issue)])
+        const notInvestigated = note ? { code: note.code, message: note.message, decided_at: note.decidedAt } : null
+        send(ex, 200, JSON.stringify({ issue: issueJson(issue), not_investigated: notInvestigated, investigation: investigation ?? null, fix: fix ?? null }), NO_STORE)
       }),
     )
   })
@@ -105,6 +107,7 @@ export function registerProjectApiRoutes(app: uWS.TemplatedApp, deps: ProjectApi
         if (!isSameOriginPost(deps, request)) throw new ProjectApiError('cross_site_request')
         const { userId, project, issue } = await ownIssue(deps, request)
         if (issue.kind !== 'error') throw new ProjectApiError('not_an_error')
+        if (issue.noise !== '') throw new ProjectApiError('noise_issue')
         const result = await requestFix(deps.orm, deps.redis, deps.keys, { issueId: issue.id, projectId: project.id, userId, leaseMs: deps.investigationLeaseMs })
         deps.log.info('fix requested', { project_id: project.id, issue_id: issue.id, user_id: userId, result, via: 'project_api' })
         if (result === 'in_flight') throw new ProjectApiError('in_flight')

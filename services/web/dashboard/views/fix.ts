@@ -22,6 +22,8 @@ export interface FixPanel {
   issueKind: string
   /** Where the button posts; undefined hides it (the viewer may not ask). */
   requestPath: string | undefined
+  /** Why Fix this is not offered for this issue (fixWithheld), if it is not. */
+  withheld: string | undefined
   /** An investigation of the issue is queued or analyzing: pressing would start nothing. */
   investigationActive: boolean
   notice: FixNotice | undefined
@@ -60,14 +62,21 @@ export function isFixActive(view: FixView | undefined): boolean {
 /** The panel, headed "Fix"; nothing for an issue that has no fix and could not get one. */
 export function fixSection(viewer: Viewer, panel: FixPanel): SafeHtml | '' {
   const { view } = panel
-  const canAsk = panel.requestPath !== undefined && panel.issueKind === 'error'
-  if (!view && !canAsk && !panel.notice) return ''
+  const canAsk = panel.requestPath !== undefined && panel.issueKind === 'error' && panel.withheld === undefined
+  if (!view && !canAsk && !panel.notice) return panel.withheld && panel.issueKind === 'error' ? withheldSection(panel.withheld) : ''
   const showButton = canAsk && !isFixActive(view) && !panel.investigationActive
   return html`<section class="fix" aria-labelledby="fix-heading">
 <h2 id="fix-heading">Fix</h2>
 ${panel.notice ? html`<div class="notice" role="status">${NOTICES[panel.notice]}</div>` : ''}
 ${view ? fixBody(view) : html`<p class="empty">No fix yet: a fix follows an investigation that finds the cause in the application's code.${showButton ? ' Fix this starts one now, investigating first when no cause is known.' : ''}</p>`}
 ${showButton ? html`<form method="post" action="${panel.requestPath}" class="fix-this">${csrfField(viewer)}<button type="submit">Fix this</button></form>` : ''}
+</section>`
+}
+
+function withheldSection(why: string): SafeHtml {
+  return html`<section class="fix" aria-labelledby="fix-heading">
+<h2 id="fix-heading">Fix</h2>
+<p class="empty fix-withheld">Fix this is not offered: ${why}.</p>
 </section>`
 }
 

@@ -5,7 +5,7 @@
  * written by a model that read event text from browsers, so all of it is escaped, and a link is made
  * only of an http(s) address.
  */
-import type { InvestigationView } from '../../../investigator/read.js'
+import type { InvestigationView, NotInvestigated } from '../../../investigator/read.js'
 import { ACTIVE_STATES } from '../../../investigator/store/entities.js'
 import { html, safeHref, type SafeHtml } from '../html.js'
 import type { Viewer } from '../viewer.js'
@@ -19,6 +19,10 @@ export interface InvestigationPanel {
   view: InvestigationView | undefined
   /** issues.kind: only error issues are investigated. */
   issueKind: string
+  /** issues.noise: noise is never investigated. */
+  noise: string
+  /** Why admission did not investigate the issue (a new issue only). */
+  note: NotInvestigated | undefined
   /** Where the button posts; undefined hides it (the viewer may not ask). */
   requestPath: string | undefined
   notice: InvestigationNotice | undefined
@@ -45,18 +49,20 @@ export function isActive(view: InvestigationView | undefined): boolean {
 /** The panel, headed "Investigation". */
 export function investigationSection(viewer: Viewer, panel: InvestigationPanel): SafeHtml {
   const { view } = panel
-  const showButton = panel.requestPath !== undefined && panel.issueKind === 'error' && !isActive(view)
+  const showButton = panel.requestPath !== undefined && panel.issueKind === 'error' && panel.noise === '' && !isActive(view)
   return html`<section class="investigation" aria-labelledby="investigation-heading">
 <h2 id="investigation-heading">Investigation</h2>
 ${panel.notice ? html`<div class="notice" role="status">${NOTICES[panel.notice]}</div>` : ''}
-${view ? investigationBody(view) : notInvestigated(panel.issueKind)}
+${view ? investigationBody(view) : notInvestigated(panel)}
 ${showButton ? html`<form method="post" action="${panel.requestPath}" class="investigate">${csrfField(viewer)}<button type="submit" class="secondary">${view ? 'Investigate again' : 'Investigate now'}</button></form>` : ''}
 </section>`
 }
 
-function notInvestigated(kind: string): SafeHtml {
-  if (kind !== 'error') return html`<p class="empty">Only error issues are investigated.</p>`
-  return html`<p class="empty">Not investigated yet: an error issue is investigated once enough distinct users or sessions run into it (INVESTIGATION_MIN_USERS within INVESTIGATION_WINDOW_DAYS).</p>`
+function notInvestigated(panel: InvestigationPanel): SafeHtml {
+  if (panel.issueKind !== 'error') return html`<p class="empty">Only error issues are investigated.</p>`
+  if (panel.note) return html`<p class="empty not-investigated" data-code="${panel.note.code}">Not investigated: ${panel.note.message}.</p>`
+  if (panel.noise !== '') return html`<p class="empty not-investigated" data-code="noise">Not investigated: marked as noise, which is never investigated.</p>`
+  return html`<p class="empty">Not investigated yet: an error issue is investigated once enough distinct real users or sessions run into it (INVESTIGATION_MIN_USERS within INVESTIGATION_WINDOW_DAYS) and its stack comes from the attached repository.</p>`
 }
 
 function investigationBody(view: InvestigationView): SafeHtml {
