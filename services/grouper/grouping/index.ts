@@ -14,6 +14,9 @@ export const CURRENT_GROUPING_VERSION: GroupingVersion = 3
 
 const VERSIONS: Readonly<Record<GroupingVersion, (input: GroupingInput) => GroupingResult>> = { 1: groupV1, 2: groupV2, 3: groupV3 }
 
+/** Every version this build can compute, oldest first. */
+export const GROUPING_VERSIONS: readonly GroupingVersion[] = Object.keys(VERSIONS).map(Number).filter(isKnownVersion)
+
 /** Groups an error with the given algorithm version (default: current); refuses unknown versions. */
 export function groupEvent(input: GroupingInput, version: number = CURRENT_GROUPING_VERSION): GroupingResult {
   const algorithm = isKnownVersion(version) ? VERSIONS[version] : undefined
