@@ -74,7 +74,7 @@ export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[
       const frames = symbolicator
         ? await symbolicator.symbolicate({ projectId: envelope.projectId, release: event.release, frames: parseFrames(input), debugIds: event.debug_ids })
         : undefined
-      const result = groupEvent({ ...input, frames }, version)
+      const result = groupEvent({ ...input, frames, statementOf: symbolicator?.statementOf }, version)
       grouping = { ...result, json: JSON.stringify({ version: result.version, fingerprint: result.fingerprint, culprit: result.culprit, stack_note: result.stackNote, frames: result.frames }) }
       groupings.set(sameError, grouping)
     }
