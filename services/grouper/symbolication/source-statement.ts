@@ -2,10 +2,14 @@
  * The original statement around a symbolicated position, read from the map's sourcesContent with
  * @babel/parser: what fingerprint version 4 keys a throw site by (statement-units.ts says why a
  * statement and not a line). A file is parsed when a throw site first lands in it and kept while
- * it is among the last PARSED_FILES parsed; each answer is kept per map and position, so the
- * events of one bug cost a lookup. Never throws: a source that does not parse, a position no
- * statement holds, or a statement longer than MAX_STATEMENT_LINES gives no statement, and the
- * site is keyed by its line as version 3 does.
+ * it is among the most recently used PARSED_CHARS characters of source; each answer is kept per
+ * map and position, so the events of one bug cost a lookup. Never throws: a source that does not
+ * parse, a position no statement holds, or a statement longer than MAX_STATEMENT_LINES gives no
+ * statement, and the site is keyed by its line as version 3 does.
+ *
+ * MAX_STATEMENT_LINES, MAX_SOURCE_CHARS and what this file and statement-units.ts call a statement
+ * are part of version 4's output: changing them moves its fingerprints, which only a new version
+ * may do (docs/grouping.md).
  */
 import { parse, type ParserPlugin } from '@babel/parser'
 import { sourceContentFor, type TraceMap } from '@jridgewell/trace-mapping'
@@ -15,9 +19,13 @@ import { forEachUnit, segmentAt, segmentsOf, type AstNode } from './statement-un
 
 /** A longer statement (a whole JSX tree, a config object) changes with every edit near it: its line says more. */
 export const MAX_STATEMENT_LINES = 12
-/** A bigger source is generated or bundled code, not a file someone wrote. */
-const MAX_SOURCE_CHARS = 1_000_000
-const PARSED_FILES = 32
+/**
+ * A bigger source is generated or bundled code, not a file someone wrote; parsing it would hold
+ * the grouper's thread for a tenth of a second or more (about 0.3 ms per 1,000 characters, cold).
+ */
+const MAX_SOURCE_CHARS = 300_000
+/** Characters of source whose parses are kept: a parse costs about 40 bytes a character, so 2 M is about 80 MB. */
+const PARSED_CHARS = 2_000_000
 const ANSWERS_PER_MAP = 4096
 /** A const inlined into another's initializer, inlined in turn: followed this many times. */
 const MAX_INLINE_HOPS = 3
@@ -34,8 +42,9 @@ interface ParsedFile {
   starts?: Map<string, number[]>
 }
 
-/** By source text: the same string instance comes back from a cached map, and its hash is kept. */
+/** By source text: the same string instance comes back from a cached map, and its hash is kept. Least recently used first. */
 const parsed = new Map<string, ParsedFile | null>()
+let parsedChars = 0
 const answers = new WeakMap<TraceMap, Map<string, SourceStatement | null>>()
 
 /** The statement at line (1-based) and column (0-based) of source in map, or undefined (see above). */
@@ -149,8 +158,14 @@ function parsedFile(text: string, syntax: Syntax): ParsedFile | null {
     return known
   }
   const file = parseFile(text, syntax)
+  if (known !== undefined) parsed.delete(text)
+  else parsedChars += text.length
   parsed.set(text, file)
-  if (parsed.size > PARSED_FILES) parsed.delete(parsed.keys().next().value!)
+  for (const [oldest] of parsed) {
+    if (parsedChars <= PARSED_CHARS || oldest === text) break
+    parsed.delete(oldest)
+    parsedChars -= oldest.length
+  }
   return file
 }
 
