@@ -3,7 +3,7 @@
  * parsed, symbolicated against the corpus's own maps (by debug id, else release and URL path, as
  * uploaded maps are found), then fingerprinted. Shared by npm run bench:grouping and its test.
  */
-import { groupEvent, isFetchFailure, lastFailedRequest, parseFrames, type GroupingResult, type StackFrame } from '../services/grouper/grouping/index.js'
+import { CURRENT_GROUPING_VERSION, groupEvent, isFetchFailure, lastFailedRequest, parseFrames, type GroupingResult, type StackFrame } from '../services/grouper/grouping/index.js'
 import { Symbolicator, type MapSource } from '../services/grouper/symbolication/symbolicator.js'
 import { normalizeSourcePath } from '../shared/source-path.js'
 import type { Corpus, CorpusEvent } from '../test/fixtures/grouping-corpus/corpus.js'
@@ -26,8 +26,8 @@ export interface GroupedEvent {
   site: StackFrame | undefined
 }
 
-/** Groups every event of the corpus with the given version. */
-export async function groupCorpus(corpus: Corpus, version = 3): Promise<GroupedEvent[]> {
+/** Groups every event of the corpus with the given version (default: the current one). */
+export async function groupCorpus(corpus: Corpus, version: number = CURRENT_GROUPING_VERSION): Promise<GroupedEvent[]> {
   const symbolicator = new Symbolicator(corpusMaps(corpus))
   const out: GroupedEvent[] = []
   for (const event of corpus.events) {
@@ -35,7 +35,7 @@ export async function groupCorpus(corpus: Corpus, version = 3): Promise<GroupedE
     const failedRequest = isFetchFailure(error.message) ? lastFailedRequest(event.body.breadcrumbs) : undefined
     const input = { type: error.type, message: error.message, stack: error.stack, url: context.url, thrown: (error as { thrown?: string }).thrown, failedRequest }
     const frames = await symbolicator.symbolicate({ projectId: PROJECT, release, frames: parseFrames(input), debugIds })
-    const result = groupEvent({ ...input, frames }, version)
+    const result = groupEvent({ ...input, frames, statementOf: symbolicator.statementOf }, version)
     out.push({ event, result, site: result.site })
   }
   return out

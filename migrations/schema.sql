@@ -196,6 +196,13 @@ CREATE TABLE public.issue_admission_notes (
     message text NOT NULL,
     decided_at timestamp with time zone DEFAULT now() NOT NULL
 );
+CREATE TABLE public.issue_fingerprint_aliases (
+    project_id uuid NOT NULL,
+    fingerprint text NOT NULL,
+    grouping_version integer NOT NULL,
+    issue_id uuid NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
 CREATE TABLE public.issues (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     project_id uuid NOT NULL,
@@ -230,8 +237,9 @@ CREATE TABLE public.projects (
     chat_webhook_url text DEFAULT ''::text NOT NULL,
     chat_connected_at timestamp with time zone,
     sdk_seen_at timestamp with time zone,
-    grouping_version integer DEFAULT 3 NOT NULL,
+    grouping_version integer DEFAULT 4 NOT NULL,
     fix_limited_drafts boolean DEFAULT false NOT NULL,
+    grouping_previous_version integer,
     CONSTRAINT projects_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
 );
 CREATE TABLE public.setup_sessions (
@@ -322,6 +330,8 @@ ALTER TABLE ONLY public.issue_actors
     ADD CONSTRAINT issue_actors_pkey PRIMARY KEY (issue_id, actor_kind, actor);
 ALTER TABLE ONLY public.issue_admission_notes
     ADD CONSTRAINT issue_admission_notes_pkey PRIMARY KEY (issue_id);
+ALTER TABLE ONLY public.issue_fingerprint_aliases
+    ADD CONSTRAINT issue_fingerprint_aliases_pkey PRIMARY KEY (project_id, fingerprint);
 ALTER TABLE ONLY public.issues
     ADD CONSTRAINT issues_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.issues
@@ -353,6 +363,7 @@ CREATE INDEX investigations_lease ON public.investigations USING btree (lease_un
 CREATE UNIQUE INDEX investigations_one_active ON public.investigations USING btree (issue_id) WHERE (state = ANY (ARRAY['queued'::text, 'analyzing'::text]));
 CREATE INDEX investigations_project_created ON public.investigations USING btree (project_id, created_at);
 CREATE INDEX issue_actors_real ON public.issue_actors USING btree (issue_id, actor_kind, real_seen_at);
+CREATE INDEX issue_fingerprint_aliases_issue ON public.issue_fingerprint_aliases USING btree (issue_id);
 CREATE INDEX issues_project_last_seen ON public.issues USING btree (project_id, last_seen DESC);
 CREATE INDEX projects_owner ON public.projects USING btree (owner_id);
 CREATE INDEX setup_sessions_project ON public.setup_sessions USING btree (project_id) WHERE (project_id IS NOT NULL);
@@ -395,6 +406,10 @@ ALTER TABLE ONLY public.issue_actors
     ADD CONSTRAINT issue_actors_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.issue_admission_notes
     ADD CONSTRAINT issue_admission_notes_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.issue_fingerprint_aliases
+    ADD CONSTRAINT issue_fingerprint_aliases_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.issue_fingerprint_aliases
+    ADD CONSTRAINT issue_fingerprint_aliases_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.issues
     ADD CONSTRAINT issues_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.projects

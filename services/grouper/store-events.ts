@@ -13,6 +13,7 @@ import { factsOf, type EventFacts } from './event-facts.js'
 import { ProjectVersions } from './project-versions.js'
 import { readEvent } from './read-event.js'
 import type { Symbolicator } from './symbolication/symbolicator.js'
+import { upsertIssues } from './upsert-issues.js'
 
 export interface BatchOutcome {
   stored: number
@@ -42,6 +43,8 @@ interface Prepared {
 /** A grouping result with its stored form (the events.grouping column), made once per distinct error. */
 interface Grouped extends GroupingResult {
   json: string
+  /** The fingerprint the project's previous version gives the error, for a project that was upgraded. */
+  previousFingerprint?: string
 }
 
 /**
@@ -50,7 +53,7 @@ interface Grouped extends GroupingResult {
  */
 export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[], symbolicator?: Symbolicator, versions = new ProjectVersions(db)): Promise<BatchOutcome> {
   const outcome: BatchOutcome = { stored: 0, duplicates: 0, noise: 0, unreadable: [], changes: [] }
-  const versionOf = await versions.of(envelopes.map((envelope) => envelope.projectId))
+  const groupingOf = await versions.of(envelopes.map((envelope) => envelope.projectId))
   const prepared: Prepared[] = []
   // One bug reported by many users arrives as many events with the same error and stack: within a
   // batch, each distinct error is parsed, symbolicated and fingerprinted once.
@@ -64,7 +67,7 @@ export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[
     const { event, body } = read
     const failedRequest = isFetchFailure(event.error.message) ? lastFailedRequest(event.breadcrumbs) : undefined
     const input = { type: event.error.type, message: event.error.message, stack: event.error.stack, url: event.context.url, thrown: event.error.thrown, failedRequest }
-    const version = versionOf.get(envelope.projectId)!
+    const project = groupingOf.get(envelope.projectId)!
     // Everything grouping reads: the error, the page's origin (in-app frames) and, for
     // symbolication, the project, release and debug ids.
     const sameError = JSON.stringify([envelope.projectId, event.release ?? null, event.debug_ids ?? null, input.type, input.message, input.stack, pageOrigin(input.url) ?? null, input.thrown ?? null, failedRequest ?? null])
@@ -74,8 +77,10 @@ export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[
       const frames = symbolicator
         ? await symbolicator.symbolicate({ projectId: envelope.projectId, release: event.release, frames: parseFrames(input), debugIds: event.debug_ids })
         : undefined
-      const result = groupEvent({ ...input, frames }, version)
-      grouping = { ...result, json: JSON.stringify({ version: result.version, fingerprint: result.fingerprint, culprit: result.culprit, stack_note: result.stackNote, frames: result.frames }) }
+      const result = groupEvent({ ...input, frames, statementOf: symbolicator?.statementOf }, project.version)
+      // One more fingerprint, for upgraded projects only: the error may belong to an open issue of the old version.
+      const previousFingerprint = project.previous === undefined ? undefined : groupEvent({ ...input, frames, statementOf: symbolicator?.statementOf }, project.previous).fingerprint
+      grouping = { ...result, previousFingerprint, json: JSON.stringify({ version: result.version, fingerprint: result.fingerprint, culprit: result.culprit, stack_note: result.stackNote, frames: result.frames }) }
       groupings.set(sameError, grouping)
     }
     // Noise is stored like any event (Events 1), in an issue marked as noise.
@@ -131,35 +136,6 @@ async function upsertEnvironments(client: pg.PoolClient, prepared: Prepared[]): 
   )
   for (const row of rows) ids.set(`${row.project_id}|${row.name}`, row.id)
   return ids
-}
-
-async function upsertIssues(client: pg.PoolClient, prepared: Prepared[]): Promise<Map<string, string>> {
-  const byKey = new Map<string, Prepared>()
-  const firstSeen = new Map<string, number>()
-  for (const item of prepared) {
-    if (!byKey.has(item.issueKey)) byKey.set(item.issueKey, item)
-    firstSeen.set(item.issueKey, Math.min(firstSeen.get(item.issueKey) ?? Infinity, item.envelope.receivedAt))
-  }
-  // One lock order for every grouper, so concurrent batches creating the same issues cannot deadlock.
-  const keys = [...byKey.keys()].sort()
-  const items = keys.map((k) => byKey.get(k)!)
-  const seen = keys.map((k) => new Date(firstSeen.get(k)!))
-  const projects = items.map((i) => i.envelope.projectId)
-  const fingerprints = items.map((i) => i.grouping.fingerprint)
-  // DO NOTHING leaves existing issues unlocked: the counters are bumped at the very end of the
-  // transaction, so concurrent batches that share issues wait on each other only for that step.
-  await client.query(
-    `INSERT INTO issues (project_id, fingerprint, grouping_version, title, culprit, first_seen, last_seen, noise, detail_quality)
-     SELECT p, f, v, t, c, s, s, n, q FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::int[]) AS x(p, f, v, t, c, s, n, q)
-     ON CONFLICT (project_id, kind, fingerprint) DO NOTHING`,
-    [projects, fingerprints, items.map((i) => i.grouping.version), items.map((i) => i.grouping.title), items.map((i) => i.grouping.culprit), seen, items.map((i) => i.grouping.drop ?? ''), items.map((i) => i.grouping.quality ?? 0)],
-  )
-  const { rows } = await client.query<{ id: string; project_id: string; fingerprint: string }>(
-    `SELECT i.id, i.project_id, i.fingerprint FROM issues i
-     JOIN unnest($1::uuid[], $2::text[]) AS w(p, f) ON i.project_id = w.p AND i.kind = 'error' AND i.fingerprint = w.f`,
-    [projects, fingerprints],
-  )
-  return new Map(rows.map((r) => [`${r.project_id}|${r.fingerprint}`, r.id]))
 }
 
 async function insertEvents(client: pg.PoolClient, prepared: Prepared[], issueIds: Map<string, string>, environmentIds: Map<string, string>): Promise<Prepared[]> {

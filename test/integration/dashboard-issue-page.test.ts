@@ -103,7 +103,7 @@ t.test('the issue page tells the latest event in source terms, with where, when 
   t.match(page.text, '<h1 class="issue-title">Error: Cart &lt;n&gt; has no items</h1>', 'the normalised title')
   t.match(page.text, '<code>totalOf (src/cart.ts:6)</code>', 'the culprit')
   t.match(page.text, /<dt>Events<\/dt><dd>3<\/dd>/)
-  t.match(page.text, /<dt>Grouping<\/dt><dd>version 3 · source-mapped, with source lines<\/dd>/)
+  t.match(page.text, /<dt>Grouping<\/dt><dd>version 4 · source-mapped, with source lines<\/dd>/)
 
   t.match(page.text, /<code class="fn">totalOf<\/code> <span class="loc">\(<code>src\/cart\.ts:6:\d+<\/code>\)/, 'the throwing frame in source terms, its path normalised')
   t.match(page.text, /<tr class="hit"><td class="ln">6<\/td><td class="code"><code><span class="sr-only">Line that threw: <\/span> {2}if \(cart\.items\.length === 0\) throw new Error\(/, 'its source line, numbered and marked')

@@ -36,7 +36,7 @@ t.test('the corpus groups one defect to one issue, across browsers, callers and 
   const scored = corpus.events.map((event) => ({ defect: event.defect, group: stored.get(event.body.event_id)!.issue_id }))
   const score = pairwise(scored)
   t.same({ precision: score.precision, recall: score.recall }, { precision: 1, recall: 1 }, `merged: ${score.merged.join('; ') || 'none'}; split: ${score.split.join('; ') || 'none'}`)
-  t.ok(rows.every((row) => row.grouping_version === 3), 'a new project groups with version 3')
+  t.ok(rows.every((row) => row.grouping_version === 4), 'a new project groups with version 4')
   t.same(new Set(corpus.events.map((e) => e.browser)), new Set(['chromium', 'firefox', 'webkit']), 'the corpus has all three engines')
   t.same(new Set(corpus.events.map((e) => e.build)), new Set(['a', 'b']), 'and the rebuilt bundle')
 

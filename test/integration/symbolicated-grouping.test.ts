@@ -51,7 +51,7 @@ t.test('with its map uploaded, a minified error is grouped on the original code,
   const { rows: issues } = await stack.db.query<{ culprit: string; grouping_version: number; event_count: string }>('SELECT culprit, grouping_version, event_count FROM issues')
   t.equal(issues.length, 1, 'two deploys, one issue')
   t.equal(issues[0]!.culprit, 'totalOf (src/cart.ts:7)', 'the culprit is the original function, file and line')
-  t.equal(issues[0]!.grouping_version, 3, 'a new project groups with version 3')
+  t.equal(issues[0]!.grouping_version, 4, 'a new project groups with version 4')
   const { rows } = await stack.db.query<{ grouping: { frames: Array<{ file: string; original?: { file: string; line: number; function?: string }; unresolved?: string }> } }>('SELECT grouping FROM events ORDER BY received_at LIMIT 1')
   const frames = rows[0]!.grouping.frames
   t.match(frames[0], { file: 'https://shop.example.com/assets/app-1a2b3c4d.js', original: { file: 'src/cart.ts', line: 7, function: 'totalOf' } }, 'the stored event keeps both positions')

@@ -36,12 +36,19 @@ const traces = new Map<CorpusMap, TraceMap>()
 
 /** The original source file of a frame with a location (relative to the app: src/…, node_modules/…). */
 function sourceOf(event: CorpusEvent, frame: Frame): string | undefined {
+  return originalOf(event, frame)?.source.replace(/^(\.\.\/)+/, '')
+}
+
+/** Where the chunk's map puts a frame with a location, with the text of that original line. */
+function originalOf(event: CorpusEvent, frame: Frame): { source: string; text: string } | undefined {
   const map = mapForFile(corpus, event, frame.url!)
   if (!map) return undefined
   let trace = traces.get(map)
   if (!trace) traces.set(map, (trace = new TraceMap(map.mapText)))
   const position = originalPositionFor(trace, { line: frame.line!, column: frame.column! - 1 })
-  return position.source?.replace(/^(\.\.\/)+/, '')
+  if (position.source === null || position.line === null) return undefined
+  const content = map.sourceMap.sourcesContent?.[trace.resolvedSources.indexOf(position.source)] ?? ''
+  return { source: position.source, text: content.split('\n')[position.line - 1]?.trim() ?? '' }
 }
 
 function eventsOf(bug: string, browser: string, build = 'a'): CorpusEvent[] {
@@ -129,6 +136,14 @@ t.test('the engines differ as recorded: constructor frames, stack formats, tail 
     'JavaScriptCore frames read fn@url:line:column, fn@[native code], or @url for anonymous functions',
   )
   t.ok(eventsOf('anon-map', 'webkit').every((event) => framesOf(event).length === 3), "JavaScriptCore drops cartTotals' frame: map() is in tail position (proper tail calls)")
+  const topLine = (event: CorpusEvent): string | undefined => {
+    const frame = framesOf(event).find((f) => f.url)
+    return frame && originalOf(event, frame)?.text
+  }
+  for (const browser of ['chromium', 'firefox']) {
+    t.ok(corpus.events.filter((event) => event.bug === 'multi-line' && event.browser === browser).every((event) => topLine(event) === 'return format.format(totalCents / 100)'), `${browser}'s multi-line frame maps to the return the minifier inlined the const into`)
+  }
+  t.ok(corpus.events.filter((event) => event.bug === 'multi-line' && event.browser === 'webkit').every((event) => topLine(event) === 'const format = new Intl.NumberFormat(locale, {'), "JavaScriptCore's maps into the multi-line const statement")
   for (const bug of ['string-rejection', 'non-error-throw']) {
     t.ok(corpus.events.filter((event) => event.bug === bug).every((event) => event.body.error.stack === ''), `${bug} has no stack in any engine`)
   }

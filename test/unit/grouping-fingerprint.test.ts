@@ -151,8 +151,8 @@ t.test('results are deterministic and carry the version and frames', async (t) =
 })
 
 t.test('picks the algorithm by stored version and refuses one it does not know', async (t) => {
-  t.equal(CURRENT_GROUPING_VERSION, 3)
-  t.equal(groupWith(chrome).version, 3, 'without a version, the current one')
+  t.equal(CURRENT_GROUPING_VERSION, 4)
+  t.equal(groupWith(chrome).version, 4, 'without a version, the current one')
   t.equal(groupEvent(chrome, 1).version, 1)
   t.same({ ...groupEvent(chrome, 1), version: 2 }, groupEvent(chrome), 'without symbolicated frames, version 2 is version 1')
   t.throws(() => groupEvent(chrome, 99), /Unknown grouping version 99/)

@@ -14,7 +14,7 @@ import type { StackFrame } from './types.js'
 /** Function names of throw helpers: the defect is where they are called. */
 const THROW_HELPER = /^(?:assert\w*|invariant|fail|panic|raise|throw\w*|(?:create|make)\w*Error)$/i
 /** A line this short ("}", "})") does not say which statement threw. */
-const MIN_SITE_TEXT = 4
+export const MIN_SITE_TEXT = 4
 
 export interface SiteKey {
   parts: string[]

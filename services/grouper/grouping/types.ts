@@ -1,7 +1,7 @@
 /** Types shared by the grouping algorithm versions. */
 
 /** Versions this build can compute; an issue keeps the version it was created with. */
-export type GroupingVersion = 1 | 2 | 3
+export type GroupingVersion = 1 | 2 | 3 | 4
 
 export interface StackFrame {
   /**
@@ -51,6 +51,16 @@ export interface SourceContext {
   earlier: number
 }
 
+/** The original statement a position lies in (symbolication/source-statement.ts): what version 4 keys a site by. */
+export interface SourceStatement {
+  /** Its text without comments, whitespace folded; a compound statement's part around the position (`if (x)`). */
+  text: string
+  /** How many earlier statements of the file read the same: 0 for the first. */
+  earlier: number
+  /** Its first line (1-based). */
+  line: number
+}
+
 /**
  * Why an event has no frames, or none of the application's own (docs/grouping.md):
  * not_an_error: a string or other value was thrown, which carries no stack;
@@ -74,6 +84,8 @@ export interface GroupingInput {
   url?: string
   /** Frames already parsed and symbolicated (parseFrames, then the symbolicator); version 2 reads them. */
   frames?: StackFrame[]
+  /** The original statement a symbolicated frame lies in (the symbolicator's statementOf); version 4 keys a site by it. */
+  statementOf?: (frame: StackFrame) => SourceStatement | undefined
 }
 
 export interface GroupingResult {
@@ -90,12 +102,12 @@ export interface GroupingResult {
    * its own marked as noise and hidden from the issue list by default.
    */
   drop?: string
-  /** Why the event has no frames or none of the application's (version 3). */
+  /** Why the event has no frames or none of the application's (versions 3 and 4). */
   stackNote?: StackNote
-  /** The frame the fingerprint and culprit were read from (version 3); not stored on its own. */
+  /** The frame the fingerprint and culprit were read from (versions 3 and 4); not stored on its own. */
   site?: StackFrame
   /**
-   * How well the event tells its issue's story in source terms (version 3): an issue takes the
+   * How well the event tells its issue's story in source terms (versions 3 and 4): an issue takes the
    * title and culprit of its best event, so uploading maps later improves both.
    */
   quality?: number

@@ -6,9 +6,11 @@
  * Frames are innermost first, as stacks list them.
  */
 import { originalPositionFor } from '@jridgewell/trace-mapping'
-import type { StackFrame, UnresolvedReason } from '../grouping/types.js'
+import type { TraceMap } from '@jridgewell/trace-mapping'
+import type { SourceStatement, StackFrame, UnresolvedReason } from '../grouping/types.js'
 import { MapCache, type CachedMap } from './map-cache.js'
 import { contextFor } from './source-context.js'
+import { statementAt } from './source-statement.js'
 import { recoverTailCall } from './tail-call.js'
 
 export type { UnresolvedReason } from '../grouping/types.js'
@@ -56,6 +58,8 @@ export class Symbolicator {
   /** Projects without any map, for the same period. */
   readonly #mapless = new ExpiringKeys(MISSING_TTL_MS, MISSING_MAX)
   readonly #loading = new Map<string, Promise<Loaded>>()
+  /** The map that placed each frame given source lines: where its statement is read, if asked. */
+  readonly #placedBy = new WeakMap<StackFrame, TraceMap>()
 
   constructor(source: MapSource, cacheBytes = DEFAULT_CACHE_BYTES) {
     this.#source = source
@@ -113,7 +117,10 @@ export class Symbolicator {
       frame.original = { file: position.source, line: position.line, column: position.column + 1 }
       if (contexts++ < MAX_CONTEXTS) {
         const context = contextFor(map.map, position.source, position.line)
-        if (context) frame.original.context = context
+        if (context) {
+          frame.original.context = context
+          this.#placedBy.set(frame, map.map)
+        }
       }
       tokens[tokens.length - 1] = position.name ?? undefined
     }
@@ -126,10 +133,26 @@ export class Symbolicator {
     const placed = out.findIndex((frame) => frame.original)
     if (placed > 0 && out[0]!.native) {
       const map = loaded.get(keyOfFile.get(out[placed]!.file)!)?.map
-      const recovered = map?.ok ? recoverTailCall(out, placed, map.map) : undefined
-      if (recovered) out.splice(placed, 0, recovered)
+      if (map?.ok) {
+        const recovered = recoverTailCall(out, placed, map.map)
+        if (recovered) {
+          out.splice(placed, 0, recovered)
+          this.#placedBy.set(recovered, map.map)
+        }
+      }
     }
     return out
+  }
+
+  /**
+   * The original statement a frame this symbolicator placed lies in, parsed from its map's source
+   * (fingerprint version 4 keys a throw site by it); undefined for a frame without source lines.
+   * Asked only for the throw site, so a stack's other frames cost no parse.
+   */
+  readonly statementOf = (frame: StackFrame): SourceStatement | undefined => {
+    const map = this.#placedBy.get(frame)
+    const original = frame.original
+    return map && original ? statementAt(map, original.file, original.line, original.column - 1) : undefined
   }
 
   async #isMapless(projectId: string): Promise<boolean> {
