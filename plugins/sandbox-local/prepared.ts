@@ -87,20 +87,20 @@ async function versionOf(folder: string): Promise<string> {
 /**
  * Makes into (the workspace's node_modules) a folder of user's holding a link for each entry of
  * source (the host folder) pointing at the same entry under target (where the commands see it).
- * .bin and scope folders (@scope) are folders of links too, so links in them that climb back
- * (npm workspaces, .bin's ../pkg/cli.js) resolve from the workspace; a link is copied as written.
+ * .bin, and a scope folder (@scope) that holds links, are folders of links too, so their links
+ * that climb back (.bin's ../pkg/cli.js, npm workspaces' ../../packages/pkg) resolve from the
+ * workspace; a link is copied as written. A scope without links is one link: fewer to make.
  */
 export async function layerDependencies(source: string, target: string, into: string, user: RunAs | undefined): Promise<void> {
   await mkdir(into, { mode: 0o755 })
   if (user !== undefined) await chown(into, user.uid, user.gid)
   for (const entry of await readdir(source, { withFileTypes: true })) {
     if (FRESH.has(entry.name)) continue
-    if (entry.isDirectory() && (entry.name === '.bin' || entry.name.startsWith('@'))) {
+    const inner = entry.isDirectory() && (entry.name === '.bin' || entry.name.startsWith('@')) ? await readdir(join(source, entry.name), { withFileTypes: true }) : []
+    if (entry.isDirectory() && (entry.name === '.bin' || inner.some((child) => child.isSymbolicLink()))) {
       await mkdir(join(into, entry.name), { mode: 0o755 })
       if (user !== undefined) await chown(join(into, entry.name), user.uid, user.gid)
-      for (const inner of await readdir(join(source, entry.name), { withFileTypes: true })) {
-        await linkEntry(join(source, entry.name), join(target, entry.name), join(into, entry.name), inner)
-      }
+      for (const child of inner) await linkEntry(join(source, entry.name), join(target, entry.name), join(into, entry.name), child)
     } else {
       await linkEntry(source, target, into, entry)
     }
@@ -108,6 +108,5 @@ export async function layerDependencies(source: string, target: string, into: st
 }
 
 async function linkEntry(source: string, target: string, into: string, entry: { name: string; isSymbolicLink(): boolean }): Promise<void> {
-  const destination = join(into, entry.name)
-  await symlink(entry.isSymbolicLink() ? await readlink(join(source, entry.name)) : join(target, entry.name), destination)
+  await symlink(entry.isSymbolicLink() ? await readlink(join(source, entry.name)) : join(target, entry.name), join(into, entry.name))
 }
