@@ -18,9 +18,10 @@ import type { RunAs } from './launch.js'
 
 const run = promisify(execFile)
 
-// Caches tools write at the top of node_modules: never taken from the prepared folder (read-only
-// there), so each sandbox starts them empty and writable.
-const FRESH = new Set(['.cache', '.vite', '.vite-temp', '.vitest'])
+// What commands write at the top of node_modules (caches, and the test report the detecting
+// template asks for: shared/sandbox/project-commands.ts): never taken from the prepared folder,
+// where it would be read-only, so each sandbox starts without it.
+const FRESH = new Set(['.cache', '.vite', '.vite-temp', '.vitest', '.svc-test-report.json'])
 
 /**
  * Whether user may reach path (every folder above it included) and read and enter or run it, or
