@@ -1,6 +1,12 @@
 # One image for every svc process in compose.yml (migrate, ingress, worker); the command picks the
 # role. tsx runs the TypeScript sources, so there is no build stage.
 FROM node:20-bookworm-slim
+# What a fix needs besides node (docs/sandbox.md): git clones the repository and diffs the change
+# (ca-certificates for https), bubblewrap isolates each sandbox command, prlimit (util-linux) limits
+# it. corepack, for pnpm and yarn projects, comes with node.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends git ca-certificates bubblewrap util-linux \
+  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -11,6 +17,7 @@ COPY plugins ./plugins
 COPY shared ./shared
 COPY schemas ./schemas
 COPY migrations ./migrations
+COPY sandbox-templates ./sandbox-templates
 COPY scripts/seed-e2e.sql ./scripts/seed-e2e.sql
 COPY tsconfig.json ./
 USER node

@@ -62,10 +62,16 @@ export async function sandboxConformance(t: Test, module: unknown, harness: Sand
     }
   })
 
-  await t.test('a sandbox carries its template: install, build, test, and testFile with {file}', async (t) => {
+  await t.test('a sandbox carries its template: install, build, test, and testFile with {file}, or detect', async (t) => {
     t.ok(sandbox.id.length > 0, 'an id')
-    for (const field of ['install', 'build', 'test', 'testFile'] as const) t.ok(sandbox.template[field].length > 0, field)
-    t.match(sandbox.template.testFile, /\{file\}/)
+    const template = sandbox.template
+    if (template.detect !== undefined) {
+      t.equal(template.detect, 'javascript', 'a detecting template')
+      for (const field of ['install', 'build'] as const) t.ok(template[field] === undefined || template[field].length > 0, `${field}, when given, is a command`)
+    } else {
+      for (const field of ['install', 'build', 'test', 'testFile'] as const) t.ok(template[field].length > 0, field)
+      t.match(template.testFile, /\{file\}/)
+    }
   })
 
   await t.test("copyIn copies a folder's files by relative path, without .git and node_modules", async (t) => {

@@ -6,10 +6,13 @@
  * user with the same environment and limits, but in the host's namespaces: the label says so, a
  * warning is logged once, and requireIsolation refuses to run that way. docs/sandbox.md has more.
  */
+import { realpathSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import type { PluginModule, SandboxPlugin } from '../../shared/plugins/types.js'
 import { SandboxUnavailable } from '../../shared/plugins/sandbox-types.js'
 import { findPrlimit, probeIsolation } from './isolation.js'
 import type { Limits } from './launch.js'
+import { reachableBy } from './prepared.js'
 import { openSandbox } from './sandbox.js'
 import { loadTemplate } from './template.js'
 import { unprivilegedUser } from './workspace.js'
@@ -54,6 +57,8 @@ const plugin: PluginModule<'sandbox'> = {
     }
     // Without prlimit there are no limits; refusing each sandbox keeps the rest of the service running.
     if (prlimit === undefined) log.error('sandbox-local: prlimit not found; every sandbox is refused. Install util-linux.')
+    const unreachable = await unreachableByUser(user)
+    if (unreachable !== undefined) log.error(`sandbox-local: every sandbox is refused: ${unreachable}`)
     const limits = { cpuSeconds, memoryMb, maxProcesses, fileSizeMb }
     return {
       label,
@@ -64,6 +69,7 @@ const plugin: PluginModule<'sandbox'> = {
           throw new SandboxUnavailable(`bubblewrap cannot isolate commands here (${isolation.reason}), and requireIsolation is set. Install bubblewrap, or unset requireIsolation.`)
         }
         if (prlimit === undefined) throw new SandboxUnavailable('prlimit (util-linux) is not installed, so commands cannot be limited. Install util-linux.')
+        if (unreachable !== undefined) throw new SandboxUnavailable(unreachable)
         signal?.throwIfAborted()
         return openSandbox({ isolation, prlimit, limits, user, log }, loaded)
       },
@@ -72,3 +78,21 @@ const plugin: PluginModule<'sandbox'> = {
 }
 
 export default plugin
+
+/**
+ * What the commands' user must reach but cannot, said with what to change: node (commands run the
+ * service's own node) and the temporary directory (every sandbox's folder is made under it). The
+ * prepared dependencies need no check here: prepared.ts mirrors them where the user may read.
+ */
+async function unreachableByUser(user: ReturnType<typeof unprivilegedUser>): Promise<string | undefined> {
+  if (user === undefined) return undefined
+  const node = realpathSync(process.execPath)
+  if (!(await reachableBy(node, user))) {
+    return `node (${node}) cannot be run by uid ${user.uid}, which runs the sandbox's commands: a folder above it is closed to other users. Install node where every user may run it (/usr/local, as the Docker image does), or open the folders above it (chmod o+rx).`
+  }
+  const temporary = realpathSync(tmpdir())
+  if (!(await reachableBy(temporary, user, 'enter'))) {
+    return `the temporary directory (${temporary}) is closed to uid ${user.uid}, which runs the sandbox's commands in folders made there. Set TMPDIR to a folder every user may enter (/tmp), or open it (chmod o+x).`
+  }
+  return undefined
+}

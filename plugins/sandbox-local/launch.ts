@@ -44,6 +44,8 @@ export const STARTED_MARKER = 'svc-sandbox: command started'
 /** Where the workspace and home appear inside bubblewrap. */
 const SANDBOX_WORKSPACE = '/workspace'
 export const SANDBOX_HOME = '/home/sandbox'
+/** Where prepared dependencies appear, read-only, inside bubblewrap; the workspace's node_modules links into it (prepared.ts). */
+export const PREPARED_MODULES = '/prepared/node_modules'
 const MIB = 1024 * 1024
 // /tmp is memory (tmpfs): enough for compilers' and test runners' scratch files, and a runaway
 // writer there fills this much RAM at most.
@@ -95,6 +97,7 @@ export function commandEnv(home: string): Record<string, string> {
 /** Where and how bubblewrap runs a command. */
 export interface BubblewrapOptions {
   readonly network: boolean
+  /** The prepared dependencies (a folder the user can read), mounted at PREPARED_MODULES. */
   readonly nodeModules: string | undefined
   /** bubblewrap 0.8 or later (--size, --disable-userns). */
   readonly modern: boolean
@@ -142,7 +145,7 @@ export function bubblewrapArgs(dirs: SandboxDirs, options: BubblewrapOptions): s
     '--bind',
     dirs.home,
     SANDBOX_HOME,
-    ...(options.nodeModules === undefined ? [] : ['--ro-bind', options.nodeModules, `${SANDBOX_WORKSPACE}/node_modules`]),
+    ...(options.nodeModules === undefined ? [] : ['--ro-bind', options.nodeModules, PREPARED_MODULES]),
     '--chdir',
     SANDBOX_WORKSPACE,
   ]

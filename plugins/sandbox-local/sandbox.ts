@@ -2,13 +2,13 @@
  * One local sandbox: its folders, the commands running in it, and its end. Destroying it stops
  * every command still running (their process groups are killed) before the folder goes.
  */
-import { lchown, symlink } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
 import type { Logger } from '../../shared/log.js'
 import { SandboxUnavailable, type CommandResult, type RunOptions, type Sandbox } from '../../shared/plugins/sandbox-types.js'
 import { readInside, writeInside } from './files.js'
 import type { Isolation } from './isolation.js'
-import { bubblewrapLaunch, plainLaunch, type Limits, type RunAs } from './launch.js'
+import { bubblewrapLaunch, plainLaunch, PREPARED_MODULES, type Limits, type RunAs } from './launch.js'
+import { layerDependencies, readableDependencies } from './prepared.js'
 import { runCommand } from './run-command.js'
 import type { LoadedTemplate } from './template.js'
 import { copyTree, makeSandboxDirs, removeTree } from './workspace.js'
@@ -25,13 +25,19 @@ export interface LocalSandboxSetup {
 /** Makes a sandbox's folders and answers the Sandbox over them. */
 export async function openSandbox(setup: LocalSandboxSetup, loaded: LoadedTemplate): Promise<Sandbox> {
   const { isolation, prlimit, limits, user, log } = setup
+  // Where the commands' user can read the prepared dependencies (a mirror when the template's folder is closed to it).
+  const nodeModules = loaded.nodeModules === undefined ? undefined : await readableDependencies(loaded.nodeModules, user)
   const dirs = await makeSandboxDirs(user)
   const id = `local-${basename(dirs.root).replace(/^svc-sandbox-/, '')}`
-  if (isolation.kind === 'none' && loaded.nodeModules !== undefined) {
-    // Nothing to mount without bubblewrap: a link, read-only only as far as the folder's own permissions go.
-    const link = join(dirs.workspace, 'node_modules')
-    await symlink(loaded.nodeModules, link)
-    if (user !== undefined) await lchown(link, user.uid, user.gid)
+  if (nodeModules !== undefined) {
+    // Under bubblewrap the links point into the read-only mount; without it, at the host folder,
+    // read-only only as far as its own permissions go.
+    try {
+      await layerDependencies(nodeModules, isolation.kind === 'bubblewrap' ? PREPARED_MODULES : nodeModules, join(dirs.workspace, 'node_modules'), user)
+    } catch (error) {
+      await removeTree(dirs.root)
+      throw error
+    }
   }
   const running = new Map<AbortController, Promise<unknown>>()
   let ended = false
@@ -47,7 +53,7 @@ export async function openSandbox(setup: LocalSandboxSetup, loaded: LoadedTempla
     const network = options.network ?? false
     const launch =
       isolation.kind === 'bubblewrap'
-        ? bubblewrapLaunch({ bwrap: isolation.bwrap, prlimit }, dirs, { network, nodeModules: loaded.nodeModules, modern: isolation.modern, limits, user }, command)
+        ? bubblewrapLaunch({ bwrap: isolation.bwrap, prlimit }, dirs, { network, nodeModules, modern: isolation.modern, limits, user }, command)
         : plainLaunch(prlimit, dirs, limits, user, command)
     const stop = new AbortController()
     const signal = options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal])

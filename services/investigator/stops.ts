@@ -23,6 +23,7 @@ export const STOPS = {
   // The fix stage's stops (docs/fixes.md).
   sandbox_template_missing: 'Set SVC_SANDBOX_JAVASCRIPT_TEMPLATE on the workers to a template folder (sandbox-templates/javascript, or your own), restart them, then press Fix this.',
   sandbox_unavailable: "The sandbox could not run the project (it could not start, or installing the dependencies failed); check the worker log and the template's install command, then press Fix this.",
+  template_mismatch: 'The sandbox template does not fit this repository (the message says what is missing): set what it names in the repository (a lock file; vitest, jest, mocha or node:test with tests it finds), or set SVC_SANDBOX_JAVASCRIPT_TEMPLATE on the workers to a template whose commands fit it (docs/sandbox.md) and restart them, then press Fix this.',
   codehost_cannot_push: 'Give the token or the app write access to the repository (contents and pull requests: read and write), then press Fix this.',
   tests_failed: 'The fix broke tests that pass without it (listed in the message). Fix it by hand from the root cause, or press Fix this to try again.',
   repro_not_achievable: 'No test could be written that fails without the fix, so the change is unverified. Write a failing test by hand and press Fix this, or turn on limited drafts in the project settings to get an unverified draft.',

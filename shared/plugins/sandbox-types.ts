@@ -6,17 +6,41 @@
  * kind that passes plugins/conformance/sandbox.ts.
  */
 
-/** How a JavaScript project is installed, built and tested: the template (SVC_SANDBOX_JAVASCRIPT_TEMPLATE) says. */
-export interface SandboxTemplate {
+/**
+ * Where a test command's per-test results are read: TAP in its output (node --test), or a JSON
+ * report it writes to a workspace file (jest's --json, which vitest's json reporter also writes,
+ * or mocha's json reporter).
+ */
+export type TestReport = { readonly format: 'tap' } | { readonly format: 'jest-json' | 'mocha-json'; readonly file: string }
+
+/** A template that names every command (SVC_SANDBOX_JAVASCRIPT_TEMPLATE's template.json). */
+export interface CommandTemplate {
+  readonly detect?: undefined
   /** Installs dependencies; the only command that may reach the network (the npm registry). */
   readonly install: string
   /** Builds the project (E0); exit 0 means it built. */
   readonly build: string
-  /** Runs the whole suite, printing TAP (node --test --test-reporter=tap); exit 0 means every test passed. */
+  /** Runs the whole suite; exit 0 means every test passed. */
   readonly test: string
-  /** Runs one test file, printing TAP; `{file}` is replaced by the file's workspace path, shell-quoted. */
+  /** Runs one test file; `{file}` is replaced by the file's workspace path, shell-quoted. */
   readonly testFile: string
+  /** Where test and testFile leave their per-test results; TAP in their output when absent. */
+  readonly report?: TestReport
 }
+
+/**
+ * A template whose commands are chosen per project from the workspace (its lock file and
+ * package.json: shared/sandbox/project-commands.ts); install and build, when given, replace the
+ * chosen ones (install "true" over prepared dependencies).
+ */
+export interface DetectingTemplate {
+  readonly detect: 'javascript'
+  readonly install?: string
+  readonly build?: string
+}
+
+/** How a JavaScript project is installed, built and tested: the template (SVC_SANDBOX_JAVASCRIPT_TEMPLATE) says. */
+export type SandboxTemplate = CommandTemplate | DetectingTemplate
 
 /** What one command did. An infrastructure failure (infraError set) is never evidence of anything. */
 export interface CommandResult {

@@ -47,7 +47,7 @@ export { ModelUnavailable, ModelRejected } from './model-types.js'
 export type { RepositoryAccess, ClonedRepository, RepositoryFiles, RepositoryInfo } from './repository-types.js'
 export { RepositoryDenied } from './repository-types.js'
 export type { PullRequestAccess, PullRequestRef, CiResult } from './pull-request-types.js'
-export type { SandboxPlugin, Sandbox, SandboxTemplate, CommandResult, RunOptions } from './sandbox-types.js'
+export type { SandboxPlugin, Sandbox, SandboxTemplate, CommandTemplate, DetectingTemplate, TestReport, CommandResult, RunOptions } from './sandbox-types.js'
 export { SandboxTemplateMissing, SandboxUnavailable, SandboxPathRefused } from './sandbox-types.js'
 
 /** Thrown by a codehost plugin when the code host cannot be reached or answers 5xx: callers answer 503. */

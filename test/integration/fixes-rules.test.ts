@@ -1,6 +1,6 @@
-import { mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import t, { type Test } from 'tap'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { requestFix } from '../../services/investigator/fix/read.js'
@@ -136,4 +136,27 @@ t.test('access to the repository withdrawn between the investigation and its fix
   t.same([settled.status, settled.reason_code], ['needs_human', 'repo_access_denied'])
   t.same(h.github.pulls(REPO), [])
   t.same(await h.violations(), [])
+})
+
+t.test("a template that does not fit the project stops with template_mismatch, saying what to set, never blaming the sandbox", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-mismatched-template-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  // The shipped template's detection over prepared dependencies: the fixture's test script runs npm workspaces, no runner it knows.
+  const detecting = join(dir, 'detecting')
+  // A template whose runner reports no test at all: the suite runs and says nothing.
+  const silent = join(dir, 'silent')
+  await mkdir(detecting)
+  await mkdir(silent)
+  await writeFile(join(detecting, 'template.json'), JSON.stringify({ detect: 'javascript', install: 'true', nodeModules: resolve('node_modules') }))
+  await writeFile(join(silent, 'template.json'), JSON.stringify({ install: 'true', build: 'true', test: 'echo "no test files found"', testFile: 'node --import tsx --test --test-reporter=tap {file}', nodeModules: resolve('node_modules') }))
+  for (const [template, message] of [
+    [detecting, /test script is "npm test --workspaces".*vitest, jest, mocha, node:test.*SVC_SANDBOX_JAVASCRIPT_TEMPLATE/],
+    [silent, /reported no test results on the untouched baseline \(exit 0\).*no test files found/],
+  ] as const) {
+    const { h, settled, fix } = await fixRun(t, {}, { env: { SVC_SANDBOX_JAVASCRIPT_TEMPLATE: template } })
+    t.same([settled.status, settled.reason_code], ['needs_human', 'template_mismatch'], template)
+    t.match(fix.reasonMessage, message)
+    t.match(fix.remediation, /SVC_SANDBOX_JAVASCRIPT_TEMPLATE/)
+    t.same(h.github.pulls(REPO), [], 'no pull request')
+  }
 })

@@ -15,6 +15,7 @@ import { capturingLogger } from '../../plugins/conformance/leaks.js'
 import { sandboxConformance } from '../../plugins/conformance/sandbox.js'
 import { importPluginModule, loadPlugin } from '../../shared/plugins/loader.js'
 import { SandboxTemplateMissing, SandboxUnavailable, type Sandbox, type SandboxPlugin } from '../../shared/plugins/types.js'
+import { projectCommands, type ProjectCommands } from '../../shared/sandbox/project-commands.js'
 
 const TEMPLATE = resolve('test/fixtures/sandbox-template')
 const FIXTURE_APP = resolve('test/fixtures/investigate-app')
@@ -42,6 +43,8 @@ const open = async (plugin: SandboxPlugin, template = TEMPLATE): Promise<Sandbox
 }
 t.teardown(() => Promise.all(opened.map((sandbox) => sandbox.destroy())))
 const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`
+/** The commands the sandbox runs for the project copied into it (the template's, or detected). */
+const commandsOf = (sandbox: Sandbox): Promise<ProjectCommands> => projectCommands(sandbox.template, (path) => sandbox.readFile(path))
 
 /** Host processes whose command line contains token, with their real and effective uids. */
 async function processesWith(token: string): Promise<Array<{ pid: string; uids: number[] }>> {
@@ -74,6 +77,9 @@ t.test('a template folder that cannot be used says what is wrong with it and wha
     ['testFile without {file}', JSON.stringify({ ...base, testFile: 'node --test' }), /"testFile" must contain \{file\}/],
     ['an unknown field', JSON.stringify({ ...base, setup: 'x' }), /"setup" is not a template field/],
     ['a nodeModules that is not there', JSON.stringify({ ...base, nodeModules: 'missing' }), /names nodeModules .*missing, which is not a folder/],
+    ['a report without its file', JSON.stringify({ ...base, report: { format: 'jest-json' } }), /"report" must match exactly one schema/],
+    ['detect for another language', JSON.stringify({ detect: 'python' }), /"detect" must be "javascript"/],
+    ['detect with a test command', JSON.stringify({ detect: 'javascript', test: 'npm test' }), /"test" is not a template field/],
   ]
   for (const [what, text, message] of cases) {
     const folder = await mkdtemp(join(host, 'template-'))
@@ -138,7 +144,7 @@ t.test('limits apply to every process: CPU, memory written, processes, file size
   const big = await sandbox.run('head -c 20000000 /dev/zero > big.bin', { timeoutMs: 20_000 })
   t.not(big.exitCode, 0, 'a 20 MB file is refused under a 16 MiB limit')
   await sandbox.copyIn(FIXTURE_APP)
-  const suite = await sandbox.run(sandbox.template.test, { timeoutMs: 60_000 })
+  const suite = await sandbox.run((await commandsOf(sandbox)).test, { timeoutMs: 60_000 })
   t.equal(suite.exitCode, 0, 'a tsx test suite still runs at 256 MiB per process')
 })
 
@@ -177,7 +183,7 @@ t.test('without bubblewrap it says so, warns once, and still runs as nobody with
   t.same(await processesWith(`sleep ${token}`), [], 'what it started in the background was killed with it')
   const owner = (await stat('node_modules/tsx/package.json')).uid
   await sandbox.copyIn(FIXTURE_APP)
-  t.equal((await sandbox.run(sandbox.template.test, { timeoutMs: 60_000 })).exitCode, 0, 'the template’s node_modules is linked in')
+  t.equal((await sandbox.run((await commandsOf(sandbox)).test, { timeoutMs: 60_000 })).exitCode, 0, 'the template’s node_modules is linked in')
   t.equal((await stat('node_modules/tsx/package.json')).uid, owner, 'and left to its owner')
   const strict = await load({ bwrapPath: '/nonexistent/bwrap', requireIsolation: true })
   const refused = await t.rejects(strict.create({ template: TEMPLATE }))
@@ -188,9 +194,10 @@ t.test('without bubblewrap it says so, warns once, and still runs as nobody with
 t.test('the investigator fixture passes its suite in a sandbox through the test template', async (t) => {
   const sandbox = await open(await load())
   await sandbox.copyIn(FIXTURE_APP)
+  const commands = await commandsOf(sandbox)
   const timings: string[] = []
   for (const step of ['install', 'build', 'test'] as const) {
-    const result = await sandbox.run(sandbox.template[step], { timeoutMs: 120_000, network: step === 'install' })
+    const result = await sandbox.run(commands[step], { timeoutMs: 120_000, network: step === 'install' })
     t.equal(result.exitCode, 0, `${step} exits 0`)
     t.equal(result.infraError, undefined)
     timings.push(`${step} ${result.durationMs} ms`)
@@ -200,7 +207,7 @@ t.test('the investigator fixture passes its suite in a sandbox through the test 
       t.notMatch(result.output, /^not ok/m)
     }
   }
-  const one = await sandbox.run(sandbox.template.testFile.replace('{file}', shellQuote('apps/shop/test/cart.test.ts')), { timeoutMs: 60_000 })
+  const one = await sandbox.run(commands.testFile.replace('{file}', shellQuote('apps/shop/test/cart.test.ts')), { timeoutMs: 60_000 })
   t.equal(one.exitCode, 0, 'one file through testFile')
   t.match(one.output, /^ok 1 - /m)
   timings.push(`testFile ${one.durationMs} ms`)
@@ -223,14 +230,16 @@ t.test('a plain node:test project installs, builds and tests through sandbox-tem
   }
   const sandbox = await open(await load(), DEFAULT_TEMPLATE)
   await sandbox.copyIn(project)
-  t.equal((await sandbox.run(sandbox.template.install, { timeoutMs: 120_000, network: true })).exitCode, 0, 'npm ci')
-  t.equal((await sandbox.run(sandbox.template.build, { timeoutMs: 60_000 })).exitCode, 0, 'npm run build')
+  const commands = await commandsOf(sandbox)
+  t.equal(commands.summary, 'npm, node:test', 'the template detects npm from the lock file and node:test without a runner in package.json')
+  t.equal((await sandbox.run(commands.install, { timeoutMs: 120_000, network: true })).exitCode, 0, 'npm ci')
+  t.equal((await sandbox.run(commands.build, { timeoutMs: 60_000 })).exitCode, 0, 'npm run build')
   t.equal(await sandbox.readFile('dist/built.txt'), 'built')
-  const suite = await sandbox.run(sandbox.template.test, { timeoutMs: 60_000 })
+  const suite = await sandbox.run(commands.test, { timeoutMs: 60_000 })
   t.equal(suite.exitCode, 0)
   t.match(suite.output, /^ok 1 - adds$/m)
   await sandbox.writeFile('test/broken.test.js', "import assert from 'node:assert/strict'\nimport { test } from 'node:test'\ntest('breaks', () => assert.equal(1, 2))\n")
-  const broken = await sandbox.run(sandbox.template.testFile.replace('{file}', shellQuote('test/broken.test.js')), { timeoutMs: 60_000 })
+  const broken = await sandbox.run(commands.testFile.replace('{file}', shellQuote('test/broken.test.js')), { timeoutMs: 60_000 })
   t.equal(broken.exitCode, 1, 'a failing test file exits 1')
   t.match(broken.output, /^not ok 1 - breaks$/m)
 })

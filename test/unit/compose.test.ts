@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import t from 'tap'
 import { parse } from 'yaml'
 import { loadConfig } from '../../shared/config.js'
@@ -11,6 +11,9 @@ interface Service {
   environment?: Record<string, string>
   depends_on?: Record<string, { condition: string }>
   restart?: string
+  security_opt?: string[]
+  cap_add?: string[]
+  privileged?: boolean
 }
 
 const root = new URL('../../', import.meta.url)
@@ -72,4 +75,31 @@ t.test('the image holds every folder the svc command loads at run time', async (
     t.match(dockerfile, new RegExp(`^COPY ${folder} \\./${folder}$`, 'm'), `copies ${folder}/`)
   }
   t.match(dockerfile, /^COPY scripts\/seed-e2e\.sql /m, 'copies the seed that "svc seed" applies')
+})
+
+t.test('the worker may run bubblewrap in its container, requires isolation, and reads the shipped template; no other container is loosened', async (t) => {
+  const worker = services.worker!
+  t.same([...(worker.security_opt ?? [])].sort(), ['apparmor=unconfined', 'seccomp=unconfined', 'systempaths=unconfined'], "bubblewrap's namespaces, mounts and fresh /proc are allowed")
+  t.notOk(worker.privileged, 'not privileged')
+  t.same(worker.cap_add ?? [], [], 'no capability added')
+  for (const name of ['migrate', 'ingress']) t.same(services[name]!.security_opt ?? [], [], `${name} keeps Docker's defaults`)
+  const env = Object.fromEntries(Object.entries(worker.environment ?? {}).map(([k, v]) => [k, substitute(String(v), {})]))
+  t.equal(env.SVC_SANDBOX_REQUIRE_ISOLATION, '1', 'model-written code never runs unisolated')
+  t.equal(loadConfig(env).plugins.sandbox.settings.requireIsolation, true, 'and the service reads it so')
+  t.equal(env.SVC_SANDBOX_JAVASCRIPT_TEMPLATE, '/app/sandbox-templates/javascript', 'the template the image ships, by default')
+  t.equal(substitute(String(worker.environment!.SVC_SANDBOX_JAVASCRIPT_TEMPLATE), { SVC_SANDBOX_JAVASCRIPT_TEMPLATE: '/srv/my-template' }), '/srv/my-template', 'or the one in .env')
+  t.equal(env.DATABASE_URL, 'postgres://svc:svc@db:5432/svc', "the worker keeps the stack's shared environment")
+})
+
+t.test('the image holds what a fix needs: git, bubblewrap, prlimit and the templates where compose points', async (t) => {
+  const dockerfile = readFileSync(new URL('Dockerfile', root), 'utf8')
+  // RUN lines with their continuations joined, as Docker reads them.
+  const runs = dockerfile.replace(/\\\n/g, ' ').split('\n').filter((line) => line.startsWith('RUN '))
+  const installs = runs.find((line) => /apt-get install/.test(line)) ?? ''
+  for (const pkg of ['git', 'ca-certificates', 'bubblewrap', 'util-linux']) t.match(installs, new RegExp(`\\s${pkg}(\\s|$)`), `installs ${pkg}`)
+  t.match(installs, /apt-get update .*&& apt-get install -y --no-install-recommends/, 'from a fresh package list, nothing recommended')
+  t.match(dockerfile, /^COPY sandbox-templates \.\/sandbox-templates$/m, 'copies the templates')
+  t.match(dockerfile, /^WORKDIR \/app$/m, 'into /app')
+  t.ok(existsSync(new URL('sandbox-templates/javascript/template.json', root)), "so compose's /app/sandbox-templates/javascript is the shipped template")
+  t.match(dockerfile, /^USER node$/m, 'the service runs unprivileged, bubblewrap as the same user')
 })

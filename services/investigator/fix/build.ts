@@ -15,6 +15,7 @@ import type { Orm } from '../../../shared/orm.js'
 import { converse, type Budgets } from '../agent-loop.js'
 import { Stop } from '../stops.js'
 import type { FixEnd, FixRecord } from '../store/fix-record.js'
+import { commandsFor } from './commands.js'
 import { decideDelivery } from './delivery.js'
 import { deliverFix } from './deliver.js'
 import { collectEvidence, type EvidenceLimits } from './evidence.js'
@@ -81,10 +82,12 @@ async function converseInSandbox(context: FixContext, subject: FixSubject, work:
   const sandbox = await openSandbox(context, signal)
   try {
     await sandbox.copyIn(work)
-    const install = await sandbox.run(sandbox.template.install, { timeoutMs: context.limits.installMs, network: true, signal })
+    const commands = await commandsFor(sandbox)
+    const install = await sandbox.run(commands.install, { timeoutMs: context.limits.installMs, network: true, signal })
+    if (install.exitCode === 127) throw new Stop('template_mismatch', `The install command (${commands.install}) was not found in the sandbox (exit 127; ${commands.summary}).`)
     if (install.infraError || install.exitCode !== 0) throw new Stop('sandbox_unavailable', `Installing the dependencies in the sandbox failed (${install.infraError ?? (install.timedOut ? 'timed out' : `exit ${install.exitCode}`)}).`)
     const tools = createFixTools(work, sandbox, context.limits.toolMs, signal)
-    const input = { error: subject.error, ...subject.rootCause, citations: subject.citations, testCommand: sandbox.template.testFile }
+    const input = { error: subject.error, ...subject.rootCause, citations: subject.citations, testCommand: commands.testFile }
     const submitted = await converse(context.model, { what: 'fix', system: fixSystemPrompt(), firstMessage: fixMessage(input), tools, finish: { name: SUBMIT_FIX_TOOL.name, parse: parseSubmit }, record }, budgets, signal)
     // The declared test counts; a regression test named only at the end counts if it was written.
     const named = submitted.regressionTest ? await tools.run('declare_test', { path: submitted.regressionTest }) : undefined

@@ -1,8 +1,46 @@
 /**
- * Reading what sandbox commands did: the line a model or a person sees for a run, and the TAP a
- * test command prints, turned into the tests that passed and failed (what E1 and E2 compare).
+ * The commands a fix runs in a sandbox and what they did: the project's commands (the template's,
+ * or chosen for the project by a detecting template; one that does not fit stops the fix with
+ * template_mismatch), a test command's per-test results read from its runner's report (what E1
+ * and E2 compare), and the line a model or a person sees for a run.
  */
-import type { CommandResult } from '../../../shared/plugins/sandbox-types.js'
+import type { CommandResult, RunOptions, Sandbox } from '../../../shared/plugins/sandbox-types.js'
+import { projectCommands, TemplateMismatch, type ProjectCommands } from '../../../shared/sandbox/project-commands.js'
+import { readTestResults, type TestResults } from '../../../shared/sandbox/test-results.js'
+import { Stop } from '../stops.js'
+
+/** The project's commands in sandbox (after copyIn); a template that does not fit the project throws Stop(template_mismatch). */
+export async function commandsFor(sandbox: Sandbox): Promise<ProjectCommands> {
+  try {
+    return await projectCommands(sandbox.template, (path) => sandbox.readFile(path))
+  } catch (error) {
+    if (error instanceof TemplateMismatch) throw new Stop('template_mismatch', error.message)
+    throw error
+  }
+}
+
+/** Runs a test command and reads its per-test results (from its output, or the report file it writes). */
+export async function runTests(sandbox: Sandbox, commands: ProjectCommands, command: string, options: RunOptions): Promise<{ result: CommandResult; results: TestResults }> {
+  const { report } = commands
+  // Emptied first: a report left by an earlier run must never count for this one.
+  if (report.format !== 'tap') await sandbox.writeFile(report.file, '')
+  const result = await sandbox.run(command, options)
+  if (report.format === 'tap' || result.infraError) return { result, results: readTestResults(report, result.output, undefined, '') }
+  const text = await sandbox.readFile(report.file)
+  return { result, results: readTestResults(report, result.output, text, await workspaceRoot(sandbox, options)) }
+}
+
+const roots = new WeakMap<Sandbox, string>()
+
+/** The workspace's absolute path as commands see it: the JSON reports name files by it. */
+async function workspaceRoot(sandbox: Sandbox, options: RunOptions): Promise<string> {
+  let root = roots.get(sandbox)
+  if (root === undefined) {
+    root = (await sandbox.run('pwd', { timeoutMs: options.timeoutMs, signal: options.signal })).output.trim()
+    roots.set(sandbox, root)
+  }
+  return root
+}
 
 /** "exit 1 after 812 ms" (or timed out / killed / sandbox failure), then the output's tail. */
 export function describeRun(result: CommandResult, maxChars: number): string {
@@ -17,42 +55,3 @@ export function describeRun(result: CommandResult, maxChars: number): string {
   return `${head}\n${output}`
 }
 
-/** A test command's outcome read from its TAP: names (nesting joined by " > ") that passed and failed. */
-export interface TestResults {
-  passed: Set<string>
-  failed: Set<string>
-}
-
-const RESULT = /^( *)(not ok|ok) \d+(?: - (.*?))?(?: # (SKIP|TODO)\b.*)?$/i
-const SUBTEST = /^( *)# Subtest: (.*)$/
-
-/** Parses TAP 13/14 as node --test prints it (subtests indented by four spaces). Skipped and todo tests count as neither. */
-export function parseTap(output: string): TestResults {
-  const passed = new Set<string>()
-  const failed = new Set<string>()
-  const parents: string[] = []
-  for (const line of output.split(/\r?\n/)) {
-    const subtest = SUBTEST.exec(line)
-    if (subtest) {
-      const depth = Math.floor(subtest[1]!.length / 4)
-      parents.length = depth
-      parents[depth] = subtest[2]!.trim()
-      continue
-    }
-    const result = RESULT.exec(line)
-    if (!result || result[4]) continue
-    const depth = Math.floor(result[1]!.length / 4)
-    const name = [...parents.slice(0, depth), (result[3] ?? '').trim()].join(' > ')
-    if (result[2]!.toLowerCase() === 'ok') passed.add(name)
-    else failed.add(name)
-  }
-  // A parent is "not ok" because a child failed; the child carries the news, so only leaves count.
-  for (const name of [...passed, ...failed]) {
-    const prefix = `${name} > `
-    if ([...passed, ...failed].some((other) => other.startsWith(prefix))) {
-      passed.delete(name)
-      failed.delete(name)
-    }
-  }
-  return { passed, failed }
-}
