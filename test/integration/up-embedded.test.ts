@@ -10,6 +10,9 @@ import { SEED_INGEST_KEY } from '../../shared/seed.js'
 import { startSvcUp, type SvcUp } from '../helpers/processes.js'
 import { postEvent, sampleEvent, waitFor } from '../helpers/stack.js'
 
+// A real browser's events: admission does not count test tools' user agents as users.
+const BROWSER = { url: 'http://localhost:5173/cart', user_agent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36' }
+
 /** Command lines of live processes that name the folder (pgrep exits 1 when there are none). */
 function processesMentioning(dir: string): string[] {
   try {
@@ -34,7 +37,7 @@ t.test('svc up on embedded defaults: event in, issue stored, data kept across a 
   const health = await fetch(`${first.base}/health`)
   t.same(await health.json(), { status: 'ok', service: 'svc-ingress', restarts: 0 })
   const headers = { 'Content-Type': 'application/json', 'X-API-Key': SEED_INGEST_KEY }
-  const answer = await postEvent(first.base, sampleEvent({ session_id: 'one' }), headers)
+  const answer = await postEvent(first.base, sampleEvent({ session_id: 'one', context: BROWSER }), headers)
   t.equal(answer.status, 202, 'the seeded key is accepted')
   // Every service's queue drained (the grouper's, then the investigator's admission of the issue).
   const workerHealth = await waitFor(async () => {
@@ -46,7 +49,7 @@ t.test('svc up on embedded defaults: event in, issue stored, data kept across a 
   t.equal(await first.stop(), 0, 'Ctrl-C exits cleanly')
 
   const second = await up(t, dataDir)
-  const again = await postEvent(second.base, sampleEvent({ session_id: 'two' }), headers)
+  const again = await postEvent(second.base, sampleEvent({ session_id: 'two', context: BROWSER }), headers)
   t.equal(again.status, 202)
   await waitFor(async () => /^queue_depth: eligible=0 held_back=0$/m.test(await (await fetch(second.health)).text()), 10_000, 50)
   t.equal(await second.stop(), 0)
