@@ -13,7 +13,7 @@ import type { CodehostPlugin } from '../../shared/plugins/types.js'
 import { normalizeSourcePath } from '../../shared/source-path.js'
 import { pageOrigin } from '../grouper/grouping/in-app.js'
 import { indexPaths, repoPathOf, type RepoIndex } from './analysis/repo-paths.js'
-import { loadSubject } from './subject.js'
+import { loadSubject } from './investigation/subject.js'
 
 export type AppCodeVerdict = { ok: true } | { ok: false; message: string }
 

@@ -1,30 +1,32 @@
 /**
- * The investigator actor: admission on the issue-changes stream, investigations on the
- * investigations stream (one at a time per consumer loop; the fleet-wide cap is a Redis semaphore),
- * and the lease sweeper. Job state lives in its own tables (MikroORM); Redis carries the dispatch.
+ * The investigator actor, built on the job runtime (shared/jobs/): admission on the issue-changes
+ * stream, and two kinds of leased jobs, investigations (investigation/) and fixes (fix/), each on
+ * its stream, one job at a time per consumer loop (the fleet-wide cap is the runtime's slots), with
+ * one periodic sweep for the fleet: lapsed leases of both kinds and the CI of delivered fixes. Job
+ * state lives in its own tables (MikroORM); Redis carries the dispatch.
  */
 import { hostname } from 'node:os'
 import type { Redis } from 'ioredis'
 import type { InvestigationLimits, StreamTiming } from '../../shared/config.js'
 import { isDatabaseOutage, type Db } from '../../shared/db.js'
+import { FleetSlots, JobHost, PeriodicSweeper, runJob, sweepLapsed, type JobStream, type RunnerDeps } from '../../shared/jobs/index.js'
 import type { Logger } from '../../shared/log.js'
 import type { Orm } from '../../shared/orm.js'
 import type { StreamKeys } from '../../shared/redis.js'
 import type { SandboxPlugin } from '../../shared/plugins/sandbox-types.js'
 import type { HostedService } from '../../shared/service.js'
-import { groupActivity, queueDepth, StreamConsumer, type StreamEntry } from '../../shared/streams/index.js'
+import { StreamConsumer, type StreamEntry } from '../../shared/streams/index.js'
 import { GROUPS } from '../../shared/topology.js'
 import { changesOf } from '../../shared/issue-changes.js'
 import { admit } from './admission.js'
 import { AppCodeCheck } from './app-code.js'
-import { dispatchFix } from './dispatch.js'
+import { FIX_ENTRY, INVESTIGATION_ENTRY } from './dispatch.js'
+import { readFixCi } from './fix/ci-readback.js'
 import type { EvidenceLimits } from './fix/evidence.js'
-import { runFix } from './fix/run.js'
-import type { Tools } from './investigate.js'
-import { runInvestigation } from './run.js'
-import { InvestigationSlots } from './slots.js'
+import { fixJob } from './fix/job.js'
+import { investigationJob } from './investigation/job.js'
 import { usageByProjectToday } from './store/usage.js'
-import { LeaseSweeper } from './sweeper.js'
+import type { Tools } from './tools.js'
 
 export interface InvestigatorDeps {
   db: Db
@@ -43,14 +45,22 @@ export interface InvestigatorDeps {
 export function createInvestigator(deps: InvestigatorDeps): HostedService {
   const log = deps.log.child({ service: 'investigator' })
   const name = `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
-  const slots = new InvestigationSlots(deps.redis, deps.keys.investigationSlots, deps.limits.maxConcurrent, deps.limits.leaseMs)
-  const sweepOptions = { orm: deps.orm, redis: deps.redis, keys: deps.keys, leaseMs: deps.limits.leaseMs, maxAttempts: deps.timing.maxAttempts }
-  const sweeper = new LeaseSweeper({ ...sweepOptions, fixes: { ...sweepOptions, db: deps.db, codehost: deps.tools.codehost } })
+  const host = new JobHost()
+  const slots = new FleetSlots(deps.redis, deps.keys.investigationSlots, deps.limits.maxConcurrent, deps.limits.leaseMs)
+  const investigations = investigationJob({ ...deps, log })
+  const fixes = fixJob({ ...deps, ...deps.fixes })
+  const lapsed = { orm: deps.orm, leaseMs: deps.limits.leaseMs, maxAttempts: deps.timing.maxAttempts }
+  const sweeper = new PeriodicSweeper({
+    redis: deps.redis,
+    lockKey: `${deps.keys.investigationSlots}:sweep`,
+    everyMs: deps.limits.leaseMs / 2,
+    passes: [
+      { name: 'lapsed investigations', run: () => sweepLapsed(investigations, lapsed) },
+      { name: 'lapsed fixes', run: () => sweepLapsed(fixes, lapsed) },
+      { name: 'fix CI', run: () => readFixCi({ orm: deps.orm, db: deps.db, codehost: deps.tools.codehost }) },
+    ],
+  })
   sweeper.on('error', (error: unknown) => log.warn('lease sweep failed', { error }))
-  const appCode = new AppCodeCheck({ db: deps.db, codehost: deps.tools.codehost, log })
-  let active = 0
-  // Aborted when the service stops: a run hands its investigation back rather than holding shutdown.
-  let stopping = new AbortController()
   const common = {
     redis: deps.redis,
     leaseMs: deps.timing.leaseMs,
@@ -58,6 +68,21 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
     maxAttempts: deps.timing.maxAttempts,
     isOutage: isDatabaseOutage,
     untilRecovered: (error: unknown) => deps.db.outage.untilBack(error),
+  }
+  const runner = (holder: string): RunnerDeps => ({ orm: deps.orm, slots, leaseMs: deps.limits.leaseMs, log, holder, stopping: host.stopping })
+  /** A consumer of a job stream: one job per read, each run of the handler an attempt (a failed one waits for the stream's retry). */
+  const jobConsumer = (stream: string, group: string, consumer: string, entry: JobStream, run: (id: string, delivery: StreamEntry, signal: AbortSignal) => Promise<void>) => {
+    const reader = new StreamConsumer({
+      ...common,
+      stream,
+      group,
+      consumer,
+      batchSize: 1,
+      rerunLoneEntry: false,
+      handler: ([delivered], { signal }) => host.track(() => run(entry.idOf(delivered!), delivered!, AbortSignal.any([signal, host.stopping]))),
+    })
+    reader.on('error', (error: unknown) => log.error(`${group} consumer error`, { error }))
+    return { consumer: reader, stream, group }
   }
   const admission = new StreamConsumer({
     ...common,
@@ -70,71 +95,21 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
       if (started.length > 0) log.info('investigations queued', { investigations: started })
     },
   })
-  const runners = Array.from({ length: Math.max(1, deps.timing.consumersPerProcess) }, (_, i) => {
-    const runner = new StreamConsumer({
-      ...common,
-      stream: deps.keys.investigations,
-      group: GROUPS.investigator,
-      consumer: `${name}-${i}`,
-      batchSize: 1,
-      // Each run of the handler claims an attempt: a failed one waits for the stream's retry.
-      rerunLoneEntry: false,
-      handler: async ([entry], { signal }) => {
-        active++
-        try {
-          const run = { db: deps.db, orm: deps.orm, tools: deps.tools, slots, limits: deps.limits, log, holder: `${name}-${i}`, stopping: stopping.signal, dispatchFix: (id: string) => dispatchFix(deps.redis, deps.keys, id) }
-          await runInvestigation(run, entry!.fields.investigation ?? '', entry!.attempt, deps.timing.maxAttempts, AbortSignal.any([signal, stopping.signal]))
-        } finally {
-          active--
-        }
-      },
-    })
-    runner.on('error', (error: unknown) => log.error('investigator consumer error', { error }))
-    return runner
-  })
-  const fixer = new StreamConsumer({
-    ...common,
-    stream: deps.keys.fixes,
-    group: GROUPS.fixer,
-    consumer: `${name}-fixer`,
-    batchSize: 1,
-    rerunLoneEntry: false,
-    handler: async ([entry], { signal }) => {
-      active++
-      try {
-        const run = { db: deps.db, orm: deps.orm, tools: deps.tools, ...deps.fixes, slots, limits: deps.limits, log, holder: `${name}-fixer`, stopping: stopping.signal }
-        await runFix(run, entry!.fields.fix ?? '', entry!.attempt, deps.timing.maxAttempts, AbortSignal.any([signal, stopping.signal]))
-      } finally {
-        active--
-      }
-    },
-  })
-  fixer.on('error', (error: unknown) => log.error('fixer consumer error', { error }))
   admission.on('error', (error: unknown) => log.error('admission consumer error', { error }))
-  const consumers = [admission, ...runners, fixer]
-  return {
+  const appCode = new AppCodeCheck({ db: deps.db, codehost: deps.tools.codehost, log })
+  const investigators = Array.from({ length: Math.max(1, deps.timing.consumersPerProcess) }, (_, i) =>
+    jobConsumer(deps.keys.investigations, GROUPS.investigator, `${name}-${i}`, INVESTIGATION_ENTRY, (id, entry, signal) =>
+      runJob(investigations, runner(`${name}-${i}`), { id, attempt: entry.attempt, maxAttempts: deps.timing.maxAttempts, signal }),
+    ),
+  )
+  const fixer = jobConsumer(deps.keys.fixes, GROUPS.fixer, `${name}-fixer`, FIX_ENTRY, (id, entry, signal) =>
+    runJob(fixes, runner(`${name}-fixer`), { id, attempt: entry.attempt, maxAttempts: deps.timing.maxAttempts, signal }),
+  )
+  return host.service({
     name: 'investigator',
-    start: async () => {
-      stopping = new AbortController()
-      for (const consumer of consumers) await consumer.start()
-      sweeper.start()
-    },
-    stop: async () => {
-      stopping.abort()
-      await sweeper.stop()
-      await Promise.all(consumers.map((consumer) => consumer.stop()))
-    },
-    depth: async () => {
-      const depths = await Promise.all([queueDepth(deps.redis, deps.keys.issueChanges, GROUPS.admission), queueDepth(deps.redis, deps.keys.investigations, GROUPS.investigator), queueDepth(deps.redis, deps.keys.fixes, GROUPS.fixer)])
-      return { eligible: sum(depths, 'eligible'), heldBack: sum(depths, 'heldBack'), deadLettered: sum(depths, 'deadLettered') }
-    },
-    // A runner inside a long investigation is working, not stuck: it counts as progressing.
-    lastProgressAt: () => (active > 0 ? Date.now() : Math.min(...consumers.map((consumer) => consumer.lastProgressAt))),
-    fleetIdleMs: async () => {
-      if (active > 0) return 0
-      const groups = await Promise.all([groupActivity(deps.redis, deps.keys.issueChanges, GROUPS.admission), groupActivity(deps.redis, deps.keys.investigations, GROUPS.investigator), groupActivity(deps.redis, deps.keys.fixes, GROUPS.fixer)])
-      return Math.min(...groups.map((group) => group.minIdleMs))
-    },
+    redis: deps.redis,
+    consumers: [{ consumer: admission, stream: deps.keys.issueChanges, group: GROUPS.admission }, ...investigators, fixer],
+    sweeper,
     waitingFor: () => {
       const since = deps.db.outage.downSince
       return since === undefined ? undefined : { what: 'database', since }
@@ -148,9 +123,5 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
         ...[...usage].map(([project, tokens]) => `investigation_budget ${project}: used=${tokens} daily_tokens=${deps.limits.projectDailyTokens}`),
       ]
     },
-  }
-}
-
-function sum<K extends string>(rows: Array<Record<K, number>>, key: K): number {
-  return rows.reduce((total, row) => total + row[key], 0)
+  })
 }

@@ -3,6 +3,8 @@
  * happened, and the one thing a person should do next. docs/errors.md lists the same codes; a
  * unit test keeps the two in step.
  */
+import { JobStop } from '../../shared/jobs/index.js'
+import { CodehostUnreachable } from '../../shared/plugins/types.js'
 import type { OutcomeRecord } from './store/run-record.js'
 
 export const STOPS = {
@@ -40,13 +42,18 @@ export function stop(code: StopCode, message: string): OutcomeRecord {
   return { kind: 'needs_human', reasonCode: code, reasonMessage: message, remediation: STOPS[code] }
 }
 
-/** A run that decided to stop: thrown inside the run, turned into its outcome at the top. */
-export class Stop extends Error {
+/** A run that decided to stop: thrown inside the run, turned into its outcome by the job runner. */
+export class Stop extends JobStop {
   override name = 'Stop'
   constructor(
-    readonly code: StopCode,
+    override readonly code: StopCode,
     message: string,
   ) {
-    super(message)
+    super(code, message)
   }
+}
+
+/** The stop of a run whose last attempt failed with error: the code host's outage names itself, anything else is internal. */
+export function failureCode(error: unknown, internal: 'investigation_failed' | 'fix_failed'): StopCode {
+  return error instanceof CodehostUnreachable ? 'codehost_unavailable' : internal
 }

@@ -12,7 +12,7 @@ import { streamTopology } from '../../shared/topology.js'
 import { createOrm, type Orm } from '../../shared/orm.js'
 import { createGrouper } from '../grouper/index.js'
 import { createInvestigator, type InvestigatorDeps } from '../investigator/index.js'
-import type { Tools } from '../investigator/investigate.js'
+import type { Tools } from '../investigator/tools.js'
 import { INVESTIGATOR_ENTITIES } from '../investigator/store/entities.js'
 import { startHealthServer } from './health.js'
 

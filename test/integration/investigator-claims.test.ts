@@ -4,13 +4,28 @@ import { createOrm } from '../../shared/orm.js'
 import { openInvestigation } from '../../services/investigator/store/admissions.js'
 import { Investigation, InvestigationOutcome, INVESTIGATOR_ENTITIES } from '../../services/investigator/store/entities.js'
 import { claimRun, RunTakenOver } from '../../services/investigator/store/run-record.js'
-import { LeaseSweeper } from '../../services/investigator/sweeper.js'
-import { sweepFixes } from '../../services/investigator/fix/sweep.js'
+import { sweepLapsed } from '../../shared/jobs/index.js'
+import { fixJob } from '../../services/investigator/fix/job.js'
+import { investigationJob } from '../../services/investigator/investigation/job.js'
 import { Fix } from '../../services/investigator/store/fix-entities.js'
 import { claimFix } from '../../services/investigator/store/fix-record.js'
-import { postEvent, sampleEvent, startTestStack, waitFor } from '../helpers/stack.js'
+import { createLogger } from '../../shared/log.js'
+import { postEvent, sampleEvent, startTestStack, waitFor, type TestStack } from '../helpers/stack.js'
+import type { Orm } from '../../shared/orm.js'
 
 const LEASE = 60_000
+
+const NO_TOOLS = { model: undefined, codehost: undefined }
+
+/** The investigation job kind over the test stack (as a worker's sweeper sees it). */
+function investigations(stack: TestStack, orm: Orm) {
+  return investigationJob({ db: stack.db, orm, redis: stack.redis, keys: stack.keys, tools: NO_TOOLS, limits: stack.config.investigations, log: createLogger('silent') })
+}
+
+/** The fix job kind over the test stack. */
+function fixes(stack: TestStack, orm: Orm) {
+  return fixJob({ db: stack.db, orm, redis: stack.redis, keys: stack.keys, tools: NO_TOOLS, sandboxes: undefined, template: undefined, evidenceLimits: stack.config.investigations.sandbox, limits: stack.config.investigations, publicUrl: '' })
+}
 
 /** A stack with one issue (one event, one user: never admitted on its own) and the investigator's ORM. */
 async function oneIssue(t: Test) {
@@ -41,8 +56,7 @@ t.test('one investigation is run by one worker at a time, however its deliveries
 
   // Its worker stalls: the lease lapses, the sweeper hands the run to the queue and dispatches it.
   await stack.db.query("UPDATE investigations SET lease_until = now() - interval '1 second' WHERE id = $1", [id])
-  const sweeper = new LeaseSweeper({ orm, redis: stack.redis, keys: stack.keys, leaseMs: LEASE, maxAttempts: 3 })
-  t.same(await sweeper.sweep(), { redispatched: 1, stopped: 0 })
+  t.same(await sweepLapsed(investigations(stack, orm), { orm, leaseMs: LEASE, maxAttempts: 3 }), { redispatched: 1, stopped: 0 })
   const second = await claimRun(orm, id, LEASE, { maxAttempts: 3 })
   t.equal(second.status, 'claimed', 'another worker claims it afresh')
   await t.rejects(first.record.step({ kind: 'check', name: 'late' }), RunTakenOver, "the stalled worker's next write finds it taken over")
@@ -64,8 +78,7 @@ t.test('a run whose attempts are spent is stopped by the sweeper with lease_lost
     await stack.db.query("UPDATE investigations SET lease_until = now() - interval '1 second' WHERE id = $1", [id])
   }
   t.equal((await claimRun(orm, id, LEASE, { maxAttempts: 2 })).status, 'spent', 'a third delivery does not start it')
-  const sweeper = new LeaseSweeper({ orm, redis: stack.redis, keys: stack.keys, leaseMs: LEASE, maxAttempts: 2 })
-  t.same(await sweeper.sweep(), { redispatched: 0, stopped: 1 })
+  t.same(await sweepLapsed(investigations(stack, orm), { orm, leaseMs: LEASE, maxAttempts: 2 }), { redispatched: 0, stopped: 1 })
   const { rows } = await stack.db.query<{ status: string; reason_code: string }>('SELECT status, reason_code FROM issues WHERE id = $1', [issueId])
   t.same(rows[0], { status: 'needs_human', reason_code: 'lease_lost' }, "the issue shows the stop and its reason")
 })
@@ -89,8 +102,7 @@ t.test('a fix follows an investigated outcome in its transaction; once its attem
     await stack.db.query("UPDATE fixes SET lease_until = now() - interval '1 second' WHERE id = $1", [fixId])
   }
   t.equal((await claimFix(orm, fixId!, LEASE, { maxAttempts: 2 })).status, 'spent')
-  const options = { orm, db: stack.db, redis: stack.redis, keys: stack.keys, leaseMs: LEASE, maxAttempts: 2, codehost: undefined }
-  t.same(await sweepFixes(options), { redispatched: 0, stopped: 1 })
+  t.same(await sweepLapsed(fixes(stack, orm), { orm, leaseMs: LEASE, maxAttempts: 2 }), { redispatched: 0, stopped: 1 })
   t.same(await issueStatus(), { status: 'needs_human', reason_code: 'lease_lost' })
   const em = orm.em.fork() as EntityManager
   t.equal((await em.findOneOrFail(Fix, fixId!)).remediation.length > 10, true, 'with what to do')

@@ -8,7 +8,7 @@ import type { Db } from '../../../shared/db.js'
 import type { Orm } from '../../../shared/orm.js'
 import { InvestigationCitation, InvestigationOutcome } from '../store/entities.js'
 import type { Fix } from '../store/fix-entities.js'
-import { loadSubject, type Subject } from '../subject.js'
+import { loadSubject, type Subject } from '../investigation/subject.js'
 
 export interface FixSubject {
   issue: Subject['issue']

@@ -1,12 +1,13 @@
 /**
  * Opening investigations: one per issue episode, at most one in flight per issue. The issue's own
- * status (issues.status, the grouper's table, reached with SQL) moves in the same transaction as
- * the investigation row, so the issue list never shows a state the investigation does not have.
+ * status moves in the same transaction as the investigation row (grouper-issues.ts), so the issue
+ * list never shows a state the investigation does not have.
  */
 import { UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Orm } from '../../../shared/orm.js'
 import { ACTIVE_STATES, Investigation, InvestigationOutcome, type InvestigationTrigger } from './entities.js'
+import { setIssueStatus } from './grouper-issues.js'
 
 export interface AdmitRequest {
   issueId: string
@@ -57,9 +58,4 @@ export async function openInvestigation(orm: Orm, request: AdmitRequest): Promis
     if (error instanceof UniqueConstraintViolationException) return undefined
     throw error
   }
-}
-
-/** Moves issues.status (and its reason) in the transaction of tx. */
-export async function setIssueStatus(tx: EntityManager, issueId: string, status: string, reasonCode: string, reasonMessage: string): Promise<void> {
-  await tx.execute('UPDATE issues SET status = ?, reason_code = ?, reason_message = ? WHERE id = ?', [status, reasonCode, reasonMessage, issueId])
 }

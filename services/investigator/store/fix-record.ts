@@ -6,13 +6,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Orm } from '../../../shared/orm.js'
 import type { CommandResult } from '../../../shared/plugins/sandbox-types.js'
-import { setIssueStatus } from './admissions.js'
+import { setIssueStatus } from './grouper-issues.js'
 import { Fix, FIX_FINAL_STATES, FixEvidence, type Delivery, type EvidenceTier } from './fix-entities.js'
-import { LeasedRecord, RunTakenOver } from './leased-record.js'
+import { LeasedRecord, RunTakenOver, type JobClaim } from '../../../shared/jobs/index.js'
 
 export { RunTakenOver }
 
-export type FixClaim = { status: 'claimed'; record: FixRecord } | { status: 'finished' | 'missing' | 'spent' | 'held' }
+export type FixClaim = JobClaim<FixRecord>
 
 /** How a fix ended: a pull request, or a stop with its reason. */
 export type FixEnd =

@@ -4,9 +4,9 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Orm } from '../../../shared/orm.js'
-import { setIssueStatus } from './admissions.js'
+import { setIssueStatus } from './grouper-issues.js'
 import { queueFix } from './fix-queue.js'
-import { LeasedRecord, RunTakenOver } from './leased-record.js'
+import { LeasedRecord, RunTakenOver, type JobClaim } from '../../../shared/jobs/index.js'
 import { Investigation, InvestigationCitation, InvestigationOutcome, InvestigationStep, OUTCOME_KINDS, type OutcomeKind, type OutsideCause } from './entities.js'
 
 export { RunTakenOver }
@@ -24,7 +24,7 @@ export interface OutcomeRecord {
   citations?: Array<{ path: string; lineStart: number; lineEnd: number; quote: string }>
 }
 
-export type Claim = { status: 'claimed'; record: RunRecord } | { status: 'finished' | 'missing' | 'spent' | 'held' }
+export type Claim = JobClaim<RunRecord>
 
 /** Claims an investigation for a run: analyzing, one more attempt (unless only to stop it), the lease starting now. */
 export async function claimRun(orm: Orm, investigationId: string, leaseMs: number, options: { countAttempt?: boolean; maxAttempts?: number } = {}): Promise<Claim> {

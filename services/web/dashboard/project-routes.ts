@@ -5,7 +5,7 @@
  */
 import type uWS from 'uWebSockets.js'
 import { readFix } from '../../investigator/fix/read.js'
-import { fixWithheld, readInvestigation, readNotInvestigated, requestInvestigation } from '../../investigator/read.js'
+import { fixWithheld, readInvestigation, readNotInvestigated, requestInvestigation } from '../../investigator/investigation/read.js'
 import type { DashboardDeps } from './deps.js'
 import { issueForAction } from './issue-actions.js'
 import { getDailyCounts, getFacets, getIssueDetail, getLatestEvent, listRecentEvents } from './issue-queries.js'

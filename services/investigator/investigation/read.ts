@@ -5,13 +5,13 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Redis } from 'ioredis'
-import type { Orm } from '../../shared/orm.js'
-import type { StreamKeys } from '../../shared/redis.js'
-import { noiseNote } from './admission-verdict.js'
-import { startInvestigation } from './dispatch.js'
-import { readAdmissionNote, type AdmissionNote } from './store/admission-notes.js'
-import { latestInvestigation } from './store/admissions.js'
-import { InvestigationCitation } from './store/entities.js'
+import type { Orm } from '../../../shared/orm.js'
+import type { StreamKeys } from '../../../shared/redis.js'
+import { noiseNote } from '../admission-verdict.js'
+import { startInvestigation } from '../dispatch.js'
+import { readAdmissionNote, type AdmissionNote } from '../store/admission-notes.js'
+import { latestInvestigation } from '../store/admissions.js'
+import { InvestigationCitation } from '../store/entities.js'
 
 export interface InvestigationView {
   id: string

@@ -6,22 +6,19 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { normalizeSourcePath } from '../../shared/source-path.js'
-import { CodehostUnreachable, RepositoryDenied, type CodehostPlugin, type ModelPlugin } from '../../shared/plugins/types.js'
-import { checkEvidence } from './analysis/evidence.js'
-import { parseAnswer } from './analysis/answer.js'
-import { eventMessage, systemPrompt, type InvestigationInput } from './analysis/prompt.js'
-import { indexRepository, repoPathOf } from './analysis/repo-paths.js'
-import { createRepoTools } from './analysis/repo-tools.js'
-import { converse, type Budgets } from './agent-loop.js'
-import { Stop, stop } from './stops.js'
-import type { OutcomeRecord, RunRecord } from './store/run-record.js'
+import { normalizeSourcePath } from '../../../shared/source-path.js'
+import { CodehostUnreachable, RepositoryDenied, type CodehostPlugin, type ModelPlugin } from '../../../shared/plugins/types.js'
+import { checkEvidence } from '../analysis/evidence.js'
+import { parseAnswer } from '../analysis/answer.js'
+import { eventMessage, systemPrompt, type InvestigationInput } from '../analysis/prompt.js'
+import { indexRepository, repoPathOf } from '../analysis/repo-paths.js'
+import { createRepoTools } from '../analysis/repo-tools.js'
+import { converse, type Budgets } from '../agent-loop.js'
+import { Stop, stop } from '../stops.js'
+import type { OutcomeRecord, RunRecord } from '../store/run-record.js'
+import type { Tools } from '../tools.js'
 import type { Subject, SubjectEvent } from './subject.js'
 
-export interface Tools {
-  model: ModelPlugin | undefined
-  codehost: CodehostPlugin | undefined
-}
 
 /** Below this the answer is not trusted to name a cause. */
 const MIN_CONFIDENCE = 0.5

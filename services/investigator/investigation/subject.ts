@@ -3,8 +3,8 @@
  * writes them): the issue, its project's repository, and its best-told recent event (the one whose
  * stack the source maps placed best), with that event's frames as the grouper stored them.
  */
-import type { Db } from '../../shared/db.js'
-import type { StackFrame } from '../grouper/grouping/types.js'
+import type { Db } from '../../../shared/db.js'
+import type { StackFrame } from '../../grouper/grouping/types.js'
 
 export interface Subject {
   issue: { id: string; projectId: string; title: string; culprit: string; events: number; users: number; sessions: number; firstSeen: string; lastSeen: string; kind: string; noise: string }

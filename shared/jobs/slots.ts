@@ -1,7 +1,8 @@
 /**
- * The fleet-wide cap on investigations running at once (INVESTIGATION_MAX_CONCURRENT): a Redis
- * sorted set of holders scored by the time their hold lapses. A holder renews while it runs, so a
- * worker that died frees its slot within one lease; 0 pauses investigations everywhere.
+ * A fleet-wide cap on leased jobs running at once (the investigator's INVESTIGATION_MAX_CONCURRENT,
+ * shared by investigations and fixes): a Redis sorted set of holders scored by the time their hold
+ * lapses. A holder renews while it runs, so a worker that died frees its slot within one lease; a
+ * cap of 0 pauses the jobs everywhere.
  */
 import type { Redis } from 'ioredis'
 
@@ -21,7 +22,7 @@ return 0`
 // Renews only a hold that still exists (XX), so a lapsed one is not brought back.
 const RENEW = `return redis.call('ZADD', KEYS[1], 'XX', 'CH', ARGV[2], ARGV[1])`
 
-export class InvestigationSlots {
+export class FleetSlots {
   constructor(
     private readonly redis: Redis,
     private readonly key: string,
@@ -45,7 +46,7 @@ export class InvestigationSlots {
     await this.redis.zrem(this.key, holder)
   }
 
-  /** Holders whose hold has not lapsed: the investigations running across the fleet. */
+  /** Holders whose hold has not lapsed: the jobs running across the fleet. */
   async running(): Promise<number> {
     return this.redis.zcount(this.key, Date.now(), '+inf')
   }

@@ -1,8 +1,9 @@
 /**
- * One worker's hold on one leased job row (an investigation, a fix) while it runs. Every write is an
- * optimistic-lock update of the row this worker read, and they run one at a time (a unit of work is
- * not safe for concurrent flushes); a write that finds the row changed by someone else means the job
- * was taken over, and every later write refuses.
+ * One worker's hold on one leased job row while it runs: a row of the actor's own table, reached
+ * through MikroORM, with lease_until, attempts and a version column (an investigation, a fix).
+ * Every write is an optimistic-lock update of the row this worker read, and they run one at a time
+ * (a unit of work is not safe for concurrent flushes); a write that finds the row changed by
+ * someone else means the job was taken over, and every later write refuses.
  */
 import { OptimisticLockError } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
@@ -52,6 +53,11 @@ export class LeasedRecord<Row extends { leaseUntil: Date; attempts: number }> {
     })
     this.#queue = next.catch(() => undefined)
     return next
+  }
+
+  /** The row as this worker last wrote it. */
+  get current(): Row {
+    return this.row
   }
 
   /** Pushes the lease forward: the sweeper leaves a job alone while its lease holds. */
