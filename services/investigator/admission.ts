@@ -19,7 +19,6 @@ import { actorsNote, appCodeNote, type ActorCounts } from './admission-verdict.j
 import type { AppCodeCheck } from './app-code.js'
 import { startInvestigation } from './dispatch.js'
 import { writeAdmissionNotes, type AdmissionNote } from './store/admission-notes.js'
-import { latestInvestigation } from './store/admissions.js'
 
 export interface AdmissionDeps {
   db: Db
@@ -41,8 +40,9 @@ export async function admit(deps: AdmissionDeps, changes: readonly IssueChange[]
   const { qualifying, notes } = await sortIssues(deps, [...releases.keys()])
   const started: string[] = []
   const admitted: string[] = []
+  const latest = await latestOutcomes(deps.orm.em.fork() as EntityManager, qualifying.map((issue) => issue.id))
   for (const issue of qualifying) {
-    const trigger = await triggerFor(deps, issue.id, releases.get(issue.id)!)
+    const trigger = await triggerFor(deps, issue.id, latest.get(issue.id), releases.get(issue.id)!)
     if (!trigger) continue
     const code = await deps.appCode.check(issue.id)
     if (!code.ok) {
@@ -93,19 +93,41 @@ async function countActors(deps: AdmissionDeps, issues: Array<{ id: string; rece
   return counts
 }
 
+/** What admission needs of an issue's latest investigation. */
+interface LatestOutcome {
+  outcome: string | null
+  release: string | null
+  finishedAt: Date | null
+}
+
+/**
+ * The latest investigation of each issue with its outcome, in one query for the whole batch: a busy
+ * stream changes the same issues batch after batch, and asking per issue cost the drain half its speed.
+ */
+async function latestOutcomes(em: EntityManager, issueIds: string[]): Promise<Map<string, LatestOutcome>> {
+  if (issueIds.length === 0) return new Map()
+  // The ids travel as one JSON text: the ORM's raw bindings would spread a JS array into a list.
+  const rows = await em.execute<Array<{ issue_id: string; outcome: string | null; release: string | null; finished_at: Date | string | null }>>(
+    `SELECT DISTINCT ON (v.issue_id) v.issue_id, o.kind AS outcome, v.release, v.finished_at
+       FROM investigations v LEFT JOIN investigation_outcomes o ON o.investigation_id = v.id
+      WHERE v.issue_id IN (SELECT jsonb_array_elements_text(?::jsonb)::uuid)
+      ORDER BY v.issue_id, v.episode DESC`,
+    [JSON.stringify(issueIds)],
+  )
+  return new Map(rows.map((row) => [row.issue_id, { outcome: row.outcome, release: row.release, finishedAt: row.finished_at === null ? null : new Date(row.finished_at) }]))
+}
+
 /** auto for an issue never investigated, regression for one that came back, else undefined. */
-async function triggerFor(deps: AdmissionDeps, issueId: string, releases: Set<string>): Promise<'auto' | 'regression' | undefined> {
-  const latest = await latestInvestigation(deps.orm.em.fork() as EntityManager, issueId)
+async function triggerFor(deps: AdmissionDeps, issueId: string, latest: LatestOutcome | undefined, releases: Set<string>): Promise<'auto' | 'regression' | undefined> {
   if (!latest) return 'auto'
-  const { investigation, outcome } = latest
-  if (!outcome || outcome.kind !== 'investigated' || !investigation.finishedAt) return undefined
-  const newer = [...releases].filter((release) => release !== investigation.release)
+  if (latest.outcome !== 'investigated' || !latest.finishedAt) return undefined
+  const newer = [...releases].filter((release) => release !== latest.release)
   if (newer.length === 0) return undefined
   // A release counts as new when this issue's first event in it arrived after the outcome.
   const { rows } = await deps.db.query<{ n: string }>(
     `SELECT count(*) AS n FROM unnest($2::text[]) AS r(release)
       WHERE (SELECT min(e.received_at) FROM events e WHERE e.issue_id = $1 AND e.release = r.release) > $3`,
-    [issueId, newer, investigation.finishedAt],
+    [issueId, newer, latest.finishedAt],
   )
   return Number(rows[0]?.n ?? 0) > 0 ? 'regression' : undefined
 }
