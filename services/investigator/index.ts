@@ -21,7 +21,9 @@ import { dispatchFix } from './dispatch.js'
 import type { EvidenceLimits } from './fix/evidence.js'
 import { runFix } from './fix/run.js'
 import type { Tools } from './investigate.js'
+import { countStopsFrom, watchSlots } from './metrics.js'
 import { runInvestigation } from './run.js'
+import { STOPS } from './stops.js'
 import { InvestigationSlots } from './slots.js'
 import { usageByProjectToday } from './store/usage.js'
 import { LeaseSweeper } from './sweeper.js'
@@ -42,6 +44,7 @@ export interface InvestigatorDeps {
 /** Creates the investigator service (not yet started). */
 export function createInvestigator(deps: InvestigatorDeps): HostedService {
   const log = deps.log.child({ service: 'investigator' })
+  countStopsFrom(Object.keys(STOPS))
   const name = `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
   const slots = new InvestigationSlots(deps.redis, deps.keys.investigationSlots, deps.limits.maxConcurrent, deps.limits.leaseMs)
   const sweepOptions = { orm: deps.orm, redis: deps.redis, keys: deps.keys, leaseMs: deps.limits.leaseMs, maxAttempts: deps.timing.maxAttempts }
@@ -49,6 +52,7 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
   sweeper.on('error', (error: unknown) => log.warn('lease sweep failed', { error }))
   const appCode = new AppCodeCheck({ db: deps.db, codehost: deps.tools.codehost, log })
   let active = 0
+  let unwatchSlots = (): void => {}
   // Aborted when the service stops: a run hands its investigation back rather than holding shutdown.
   let stopping = new AbortController()
   const common = {
@@ -118,9 +122,11 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
       stopping = new AbortController()
       for (const consumer of consumers) await consumer.start()
       sweeper.start()
+      unwatchSlots = watchSlots(slots)
     },
     stop: async () => {
       stopping.abort()
+      unwatchSlots()
       await sweeper.stop()
       await Promise.all(consumers.map((consumer) => consumer.stop()))
     },
