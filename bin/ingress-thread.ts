@@ -13,6 +13,7 @@ import { createRedis, streamKeys } from '../shared/redis.js'
 import { loadContext, requireExternal } from './context.js'
 import { startFront } from './front/index.js'
 import type { ParentMessage, ThreadMessage } from './ingress-threads.js'
+import { isMetricsMessage, threadMetrics } from './thread-metrics.js'
 
 const port = parentPort!
 const { config, log } = loadContext('ingress')
@@ -21,7 +22,17 @@ const { databaseUrl, redisUrl } = requireExternal(config, 'ingress')
 const db = createDb(databaseUrl, { max: 2, applicationName: 'svc-ingress', log })
 const redis = createRedis(redisUrl, { enableAutoPipelining: true }, log)
 const tell = (message: ThreadMessage): void => port.postMessage(message)
-const nextOrder = (): Promise<ParentMessage> => new Promise((resolve) => port.once('message', resolve))
+// Orders only: the metrics exchange shares the port (thread-metrics.ts).
+const nextOrder = (): Promise<ParentMessage> =>
+  new Promise((resolve) => {
+    const take = (message: ParentMessage): void => {
+      if (isMetricsMessage(message)) return
+      port.off('message', take)
+      resolve(message)
+    }
+    port.on('message', take)
+  })
+const scrapeMetrics = threadMetrics(port)
 const release = async (): Promise<void> => {
   redis.disconnect()
   await db.close()
@@ -37,7 +48,7 @@ try {
   if (order.type !== 'listen') {
     await release()
   } else {
-    const ingress = await startFront({ db, objects, redis, keys: streamKeys(config.redisKeyPrefix), log, config, plugins, port: order.port, host: config.ingestionHost })
+    const ingress = await startFront({ db, objects, redis, keys: streamKeys(config.redisKeyPrefix), log, config, plugins, port: order.port, host: config.ingestionHost, metrics: scrapeMetrics })
     void nextOrder().then(async () => {
       await ingress.stop()
       await release()

@@ -4,6 +4,7 @@
  */
 import { Worker } from 'node:worker_threads'
 import type { Logger } from '../shared/log.js'
+import { isMetricsMessage, serveThreadMetrics } from './thread-metrics.js'
 
 export type ThreadMessage = { type: 'prepared' } | { type: 'listening'; port: number } | { type: 'failed'; message: string }
 export type ParentMessage = { type: 'listen'; port: number } | { type: 'stop' }
@@ -25,12 +26,15 @@ function nextMessage(worker: Worker, i: number): Promise<ThreadMessage> {
     const onExit = (code: number): void => reject(new Error(`ingress thread ${i} exited with ${code} before listening`))
     worker.once('error', reject)
     worker.once('exit', onExit)
-    worker.once('message', (message: ThreadMessage) => {
+    const onMessage = (message: ThreadMessage): void => {
+      if (isMetricsMessage(message)) return // a scrape's exchange (thread-metrics.ts), not this answer
+      worker.off('message', onMessage)
       worker.off('error', reject)
       worker.off('exit', onExit)
       if (message.type === 'failed') reject(new Error(message.message))
       else resolve(message)
-    })
+    }
+    worker.on('message', onMessage)
   })
 }
 
@@ -65,6 +69,7 @@ export async function startIngressThreads(count: number, port: number, log: Logg
     for (let i = 0; i < count; i++) {
       workers.push(new Worker(new URL('./ingress-thread.js', import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } }))
     }
+    serveThreadMetrics(workers)
     await Promise.all(workers.map((worker, i) => nextMessage(worker, i)))
     // A free port is picked by the first thread; a fixed one is bound by all at once.
     let bound = 0

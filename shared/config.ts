@@ -21,6 +21,8 @@ export interface Config {
   readonly ingestionHost: string
   /** Threads `svc ingress` serves HTTP on, all on the one port; 1 keeps everything in one thread. */
   readonly ingressThreads: number
+  /** Whether the ingress serves /metrics on INGESTION_PORT (docs/metrics.md: the port is public). */
+  readonly ingressMetrics: boolean
   /** Public address of the service, used in links it prints and hands out. */
   readonly baseUrl: string
   /** Port of the worker's /health endpoint. Spec: 8081 inside the container. */
@@ -154,6 +156,7 @@ export function loadConfig(env: Env = readEnv()): Config {
     // One per core: each thread parses, validates and queues on its own; the kernel spreads
     // connections across them (SO_REUSEPORT).
     ingressThreads: int(env, 'SVC_INGRESS_THREADS', availableParallelism(), 1, 64),
+    ingressMetrics: oneOf(env, 'SVC_INGRESS_METRICS', ['on', 'off'], 'on') === 'on',
     baseUrl: url(env, 'SVC_BASE_URL') ?? `http://localhost:${ingestionPort}`,
     workerHealthPort: port(env, 'WORKER_HEALTH_PORT', 8081),
     dbHostPort: port(env, 'SVC_DB_HOST_PORT', 5434),

@@ -13,12 +13,15 @@ export const GROUPS = Object.freeze({
   fixer: 'fixer',
 })
 
-/** Each stream with the groups that must see every entry of it. */
-export function streamTopology(keys: StreamKeys): ReadonlyArray<{ stream: string; groups: readonly string[] }> {
+/**
+ * Each stream with the groups that must see every entry of it; name is the stream's key without
+ * the deployment's prefix (what metrics label it by).
+ */
+export function streamTopology(keys: StreamKeys): ReadonlyArray<{ name: string; stream: string; groups: readonly string[] }> {
   return [
-    { stream: keys.events, groups: [GROUPS.grouper] },
-    { stream: keys.issueChanges, groups: [GROUPS.admission] },
-    { stream: keys.investigations, groups: [GROUPS.investigator] },
-    { stream: keys.fixes, groups: [GROUPS.fixer] },
+    { name: 'events', stream: keys.events, groups: [GROUPS.grouper] },
+    { name: 'issue-changes', stream: keys.issueChanges, groups: [GROUPS.admission] },
+    { name: 'investigations', stream: keys.investigations, groups: [GROUPS.investigator] },
+    { name: 'fixes', stream: keys.fixes, groups: [GROUPS.fixer] },
   ]
 }

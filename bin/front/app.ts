@@ -1,10 +1,11 @@
 /**
- * The one uWS app `svc ingress` serves on INGESTION_PORT: /health, CORS preflight, the ingestion
+ * The one uWS app `svc ingress` serves on INGESTION_PORT: /health, /metrics, CORS preflight, the ingestion
  * routes (services/ingress/), the web routes (services/web/), and a JSON 404 for anything else.
  * Built here and listened on elsewhere, so tests can start it on any port.
  */
 import uWS from 'uWebSockets.js'
-import { exchange, PREFLIGHT_HEADERS, send, sendError } from '../../shared/http/exchange.js'
+import { exchange, PREFLIGHT_HEADERS, send, sendError, sendText } from '../../shared/http/exchange.js'
+import { METRICS_CONTENT_TYPE } from '../../shared/metrics.js'
 import { IngestError } from '../../services/ingress/errors.js'
 import { registerIngestRoutes, type IngestRouteDeps } from '../../services/ingress/index.js'
 import { registerWebRoutes, type WebRouteDeps } from '../../services/web/index.js'
@@ -23,6 +24,8 @@ export interface FrontAppDeps {
   web: Omit<WebRouteDeps, 'track'>
   /** How often a supervisor (svc up) restarted this process; shown by /health. */
   restarts: number
+  /** The process's metrics in the text format, for GET /metrics; absent, /metrics is not served (SVC_INGRESS_METRICS=off). */
+  metrics?: () => Promise<string>
 }
 
 /** Registers every route on a new uWS app. */
@@ -39,6 +42,17 @@ export function createFrontApp(deps: FrontAppDeps): FrontApp {
     const ex = exchange(res)
     send(ex, 200, JSON.stringify({ status: 'ok', service: 'svc-ingress', restarts: deps.restarts }))
   })
+
+  const scrape = deps.metrics
+  if (scrape) {
+    app.get('/metrics', (res) => {
+      const ex = exchange(res)
+      track(scrape().then(
+        (text) => sendText(ex, 200, text, METRICS_CONTENT_TYPE),
+        (error: Error) => sendText(ex, 503, `metrics unavailable: ${error.message}\n`, 'text/plain; charset=utf-8'),
+      ))
+    })
+  }
 
   app.options('/*', (res) => {
     const ex = exchange(res)

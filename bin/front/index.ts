@@ -8,6 +8,7 @@ import type { Config } from '../../shared/config.js'
 import type { Db } from '../../shared/db.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import type { Logger } from '../../shared/log.js'
+import { collectProcessMetrics, scrapeMetrics } from '../../shared/metrics.js'
 import { createOrm, type Orm } from '../../shared/orm.js'
 import type { ChatPlugin, CodehostPlugin } from '../../shared/plugins/types.js'
 import { publishWake, type StreamKeys } from '../../shared/redis.js'
@@ -24,7 +25,7 @@ export interface FrontOptions {
   keys: StreamKeys
   log: Logger
   /** Limits, the public base URL and the setup-session settings. */
-  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts' | 'investigations'>
+  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts' | 'investigations' | 'ingressMetrics'>
   /** Code host and chat integrations; absent ones turn their setup steps into clear refusals. */
   plugins: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }
   port: number
@@ -34,6 +35,11 @@ export interface FrontOptions {
    * Absent, the front opens its own over db (each ingress thread has its own, as it has its own pool).
    */
   orm?: Orm
+  /**
+   * What GET /metrics answers (unless config.ingressMetrics is off): by default this process's
+   * metrics; an ingress thread passes its ask for the merged metrics of every thread.
+   */
+  metrics?: () => Promise<string>
 }
 
 export interface Front {
@@ -45,6 +51,7 @@ export interface Front {
 export async function startFront(options: FrontOptions): Promise<Front> {
   const { db, redis, keys, config } = options
   const log = options.log.child({ service: 'ingress' })
+  collectProcessMetrics()
   const ingestion = await startIngestion({ db, objects: options.objects, redis, keys, log, limits: config.limits })
   let orm: Orm
   try {
@@ -82,6 +89,7 @@ export async function startFront(options: FrontOptions): Promise<Front> {
       investigationLeaseMs: config.investigations.leaseMs,
     },
     restarts: config.restarts,
+    metrics: config.ingressMetrics ? (options.metrics ?? scrapeMetrics) : undefined,
   })
   let port: number
   try {

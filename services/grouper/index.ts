@@ -7,6 +7,7 @@ import type { ObjectStore } from '../../shared/object-store.js'
 import { envelopeFields, envelopesFromFields, type EventEnvelope } from '../../shared/event.js'
 import { changeFields } from '../../shared/issue-changes.js'
 import type { Logger } from '../../shared/log.js'
+import { Counter } from '../../shared/metrics.js'
 import { publishWake, type StreamKeys } from '../../shared/redis.js'
 import type { HostedService } from '../../shared/service.js'
 import { groupActivity, queueDepth, StreamConsumer, type StreamEntry } from '../../shared/streams/index.js'
@@ -53,6 +54,12 @@ function readableEnvelopes(entry: StreamEntry): EventEnvelope[] | undefined {
  */
 const EVENTS_PER_BATCH = 600
 
+// What the grouper's batches did with their events (the runtime times the batches themselves).
+const stored = new Counter({ name: 'svc_grouper_events_stored_total', help: 'Events the grouper stored (noise included), each once: a redelivered event counts as a duplicate.' })
+const duplicates = new Counter({ name: 'svc_grouper_events_duplicate_total', help: 'Events the grouper found stored already (a redelivery, or a resend with the same event_id).' })
+const noise = new Counter({ name: 'svc_grouper_events_noise_total', help: 'Events the noise rules marked, stored in noise issues and never investigated (a redelivered batch counts its noise again).' })
+const unreadable = new Counter({ name: 'svc_grouper_events_unreadable_total', help: 'Events whose body no longer parses: skipped and logged, not retried.' })
+
 /** Creates the grouper service (not yet started). */
 export function createGrouper(deps: GrouperDeps): HostedService {
   const log = deps.log.child({ service: 'grouper' })
@@ -68,6 +75,10 @@ export function createGrouper(deps: GrouperDeps): HostedService {
     }
     eventsPerEntry = 0.7 * eventsPerEntry + 0.3 * Math.max(1, envelopes.length / entries.length)
     const outcome = await storeEventBatch(deps.db, envelopes, symbolicator, versions)
+    stored.inc(outcome.stored)
+    duplicates.inc(outcome.duplicates)
+    noise.inc(outcome.noise)
+    unreadable.inc(outcome.unreadable.length)
     // After the commit: admission hears which issues gained events (a redelivered batch says it again).
     if (outcome.changes.length > 0) await deps.redis.xadd(deps.keys.issueChanges, '*', ...Object.entries(changeFields(outcome.changes)).flat())
     // After the commit: setup sessions held on "until an event arrives" re-read their facts.

@@ -10,6 +10,7 @@ import { exchange, readBodyText, send, sendError, type Exchange } from '../../sh
 import type { ObjectStore } from '../../shared/object-store.js'
 import { acceptEvent, KEY_CHECK_RETRY_AFTER, requireIngestKey, type IngestDeps } from './accept-event.js'
 import { ingestBodyError, IngestError, UPLOAD_KEY_MESSAGES } from './errors.js'
+import { countAccepted, countRefused } from './metrics.js'
 import { uploadSourceMap } from './upload-sourcemap.js'
 
 export interface IngestRouteDeps extends IngestDeps {
@@ -31,9 +32,10 @@ export function registerIngestRoutes(app: uWS.TemplatedApp, deps: IngestRouteDep
   const { track } = deps
 
   app.post('/api/v1/events', (res, req) => {
+    const started = performance.now()
     const ex = exchange(res)
     const body = bodyHeaders(req)
-    track(handle(ex, deps, async () => {
+    track(handle(ex, deps, started, async () => {
       checkBodyHeaders(body, deps.maxEventBytes, { mediaType: 'Send the event with Content-Type: application/json.' })
       // A key seen recently is answered from memory; otherwise its lookup overlaps the body.
       const known = deps.auth.cached(body.token, 'ingest')
@@ -42,6 +44,7 @@ export function registerIngestRoutes(app: uWS.TemplatedApp, deps: IngestRouteDep
         : await Promise.all([requireIngestKey(deps, body.token), readBodyText(ex, deps.maxEventBytes, body.gzipped)])
       const id = await acceptEvent(deps, key, text)
       send(ex, 202, JSON.stringify({ id }))
+      countAccepted(started)
     }))
   })
 
@@ -52,7 +55,7 @@ export function registerIngestRoutes(app: uWS.TemplatedApp, deps: IngestRouteDep
     // the SDK having loaded in a page: the app_reporting signal of setup sessions.
     const fromBrowser = req.getHeader('origin') !== ''
     res.onData(() => {}) // a ping has no body; drain anything sent
-    track(handle(ex, deps, async () => {
+    track(handle(ex, deps, undefined, async () => {
       const key = await requireIngestKey(deps, token)
       if (fromBrowser) deps.onSdkPing(key.projectId)
       send(ex, 204, undefined)
@@ -66,7 +69,7 @@ export function registerIngestRoutes(app: uWS.TemplatedApp, deps: IngestRouteDep
     const target = { path: query.get('path') ?? undefined, release: query.get('release') ?? undefined, debugId: req.getHeader('x-svc-debug-id') || undefined }
     const cap = deps.uploads.maxBytes
     const tooLarge = `The source map is over ${cap / 1024 / 1024} MiB (counted after decompression). Upload it without inlined sources, or split the bundle.`
-    track(handle(ex, deps, async () => {
+    track(handle(ex, deps, undefined, async () => {
       checkBodyHeaders(body, cap, { mediaType: 'Upload the map with Content-Type: application/json.', tooLarge })
       // uWS hands body chunks only to a reader attached before the first await; start it now.
       const reading = readBodyText(ex, cap, body.gzipped)
@@ -83,13 +86,21 @@ export function registerIngestRoutes(app: uWS.TemplatedApp, deps: IngestRouteDep
   })
 }
 
-/** Runs a route body, turning any failure into a catalogued answer; never lets one escape. */
-function handle(ex: Exchange, deps: IngestDeps, body: () => Promise<void>): Promise<void> {
+/**
+ * Runs a route body, turning any failure into a catalogued answer; never lets one escape. An events
+ * request passes when it arrived (performance.now()), and its refusal is counted by code.
+ */
+function handle(ex: Exchange, deps: IngestDeps, eventStarted: number | undefined, body: () => Promise<void>): Promise<void> {
   return body().catch((error: unknown) => {
-    if (error instanceof IngestError) return sendError(ex, error)
-    if (error instanceof BodyError) return sendError(ex, ingestBodyError(error))
-    deps.log.error('ingress route failed', { error })
-    sendError(ex, new IngestError('internal_error'))
+    let answer: IngestError
+    if (error instanceof IngestError) answer = error
+    else if (error instanceof BodyError) answer = ingestBodyError(error)
+    else {
+      deps.log.error('ingress route failed', { error })
+      answer = new IngestError('internal_error')
+    }
+    if (eventStarted !== undefined) countRefused(answer.code, eventStarted)
+    sendError(ex, answer)
   })
 }
 

@@ -7,6 +7,7 @@
 import { ModelRejected, ModelUnavailable, type ModelMessage, type ModelPlugin, type ModelReply, type ModelRequest, type ModelTool } from '../../shared/plugins/types.js'
 import { sleep, SECOND } from '../../shared/time.js'
 import type { ToolResult } from './analysis/repo-tools.js'
+import { countModelTurn, countToolCall } from './metrics.js'
 import { Stop } from './stops.js'
 
 export interface Budgets {
@@ -50,6 +51,7 @@ export async function converse<T>(model: ModelPlugin, talk: Conversation<T>, bud
     const reply = await ask(model, { system: talk.system, messages, tools: talk.tools.specs, maxTokens: TURN_OUTPUT_TOKENS }, budgets.deadline, signal)
     tokens += reply.usage.inputTokens + reply.usage.outputTokens
     await talk.record.step({ kind: 'model', name: reply.stop, detail: `${reply.toolCalls.length} tool calls`, inputTokens: reply.usage.inputTokens, outputTokens: reply.usage.outputTokens, durationMs: Date.now() - started })
+    countModelTurn(what, model.label, reply.usage, Date.now() - started)
     messages.push({ role: 'assistant', text: reply.text, toolCalls: reply.toolCalls })
     if (reply.toolCalls.length === 0) {
       if (++malformed >= MALFORMED_LIMIT) throw new Stop('model_malformed_output', `The model answered ${malformed} times without calling a tool or ${talk.finish.name}.`)
@@ -73,6 +75,7 @@ export async function converse<T>(model: ModelPlugin, talk: Conversation<T>, bud
       const toolStarted = Date.now()
       const result = await talk.tools.run(call.name, call.input)
       await talk.record.step({ kind: 'tool', name: call.name, detail: `${result.isError ? 'error' : 'ok'}, ${result.content.length} chars`, durationMs: Date.now() - toolStarted })
+      countToolCall(what, talk.tools.specs, call.name, Date.now() - toolStarted)
       results.push({ callId: call.id, ...result })
     }
     if (malformed >= MALFORMED_LIMIT) throw new Stop('model_malformed_output', `The model sent ${malformed} malformed tool calls or answers.`)

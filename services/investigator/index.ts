@@ -25,6 +25,8 @@ import { readFixCi } from './fix/ci-readback.js'
 import type { EvidenceLimits } from './fix/evidence.js'
 import { fixJob } from './fix/job.js'
 import { investigationJob } from './investigation/job.js'
+import { countStopsFrom, watchSlots } from './metrics.js'
+import { STOPS } from './stops.js'
 import { usageByProjectToday } from './store/usage.js'
 import type { Tools } from './tools.js'
 
@@ -44,6 +46,7 @@ export interface InvestigatorDeps {
 /** Creates the investigator service (not yet started). */
 export function createInvestigator(deps: InvestigatorDeps): HostedService {
   const log = deps.log.child({ service: 'investigator' })
+  countStopsFrom(Object.keys(STOPS))
   const name = `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
   const host = new JobHost()
   const slots = new FleetSlots(deps.redis, deps.keys.investigationSlots, deps.limits.maxConcurrent, deps.limits.leaseMs)
@@ -110,6 +113,8 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
     redis: deps.redis,
     consumers: [{ consumer: admission, stream: deps.keys.issueChanges, group: GROUPS.admission }, ...investigators, fixer],
     sweeper,
+    // The fleet's slots are read for /metrics while this service runs.
+    watch: () => watchSlots(slots),
     waitingFor: () => {
       const since = deps.db.outage.downSince
       return since === undefined ? undefined : { what: 'database', since }

@@ -2,9 +2,10 @@
  * The worker's /health: a text body with status (ok; stalled when work is eligible and nothing
  * starts it; waiting when a service holds its work because what it depends on is down), queue_depth
  * split into eligible now and held back by retry backoff, and how often a supervisor restarted
- * this process.
+ * this process. Beside it on the same port, /metrics: the process's metrics (docs/metrics.md).
  */
 import { createServer, type Server } from 'node:http'
+import { METRICS_CONTENT_TYPE, scrapeMetrics } from '../../shared/metrics.js'
 import type { HostedService } from '../../shared/service.js'
 import { SECOND } from '../../shared/time.js'
 
@@ -48,11 +49,19 @@ export async function healthReport(services: readonly HostedService[], now = Dat
   return { status, text }
 }
 
-/** Serves GET /health; 200 when ok, 503 when waiting, stalled or unreadable, so orchestrators see it. */
+/** Serves GET /health (200 when ok, 503 when waiting, stalled or unreadable, so orchestrators see it) and GET /metrics. */
 export function startHealthServer(services: readonly HostedService[], port: number, host = '0.0.0.0', restarts = 0): Promise<Server> {
   const server = createServer((req, res) => {
-    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/health') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: GET /health\n')
+    const path = req.url?.split('?')[0]
+    if (req.method === 'GET' && path === '/metrics') {
+      scrapeMetrics().then(
+        (text) => res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE }).end(text),
+        (error: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics unavailable: ${error.message}\n`),
+      )
+      return
+    }
+    if (req.method !== 'GET' || path !== '/health') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: GET /health or GET /metrics\n')
       return
     }
     healthReport(services, Date.now(), restarts).then(

@@ -1,13 +1,15 @@
-/** A worker process: hosts the configured consumer services, trims their streams, serves /health. */
+/** A worker process: hosts the configured consumer services, trims their streams, serves /health and /metrics. */
 import type { Server } from 'node:http'
 import type { Redis } from 'ioredis'
 import type { InvestigationLimits, ServiceName, StreamTiming } from '../../shared/config.js'
 import type { Db } from '../../shared/db.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import type { Logger } from '../../shared/log.js'
+import { collectProcessMetrics } from '../../shared/metrics.js'
 import type { StreamKeys } from '../../shared/redis.js'
 import type { HostedService } from '../../shared/service.js'
 import { ensureGroup, StreamTrimmer } from '../../shared/streams/index.js'
+import { watchStreamDepths } from '../../shared/streams/metrics.js'
 import { streamTopology } from '../../shared/topology.js'
 import { createOrm, type Orm } from '../../shared/orm.js'
 import { createGrouper } from '../grouper/index.js'
@@ -63,6 +65,9 @@ export async function startWorker(deps: WorkerDeps): Promise<Worker> {
   const trimmer = new StreamTrimmer({ redis: deps.redis, streams: streamTopology(deps.keys).map((s) => s.stream) })
   trimmer.on('error', (error: unknown) => deps.log.warn('stream trim failed', { error }))
   trimmer.start()
+  collectProcessMetrics()
+  // Every group's depth, whichever services this worker hosts: a fleet-wide fact any worker can report.
+  const unwatch = watchStreamDepths(deps.redis, streamTopology(deps.keys))
   const server: Server = await startHealthServer(services, deps.healthPort, deps.healthHost, deps.restarts)
   const address = server.address()
   deps.log.info('worker started', { services: deps.services, health: address })
@@ -71,6 +76,7 @@ export async function startWorker(deps: WorkerDeps): Promise<Worker> {
     healthPort: typeof address === 'object' && address ? address.port : deps.healthPort,
     async stop() {
       server.close()
+      unwatch()
       trimmer.stop()
       await Promise.all(services.map((s) => s.stop()))
       await orm?.close()

@@ -60,6 +60,17 @@ export function send(ex: Exchange, status: number, body: string | undefined, hea
   })
 }
 
+/** Writes a complete plain-text answer (not JSON) with its content type, unless the client went away. */
+export function sendText(ex: Exchange, status: number, body: string, contentType: string): void {
+  if (ex.aborted) return
+  ex.aborted = true
+  ex.res.cork(() => {
+    ex.res.writeStatus(statusLine(status))
+    ex.res.writeHeader('Content-Type', contentType)
+    ex.res.end(body)
+  })
+}
+
 /** Answers with a catalogued error. */
 export function sendError(ex: Exchange, error: CataloguedError): void {
   const headers: Array<[string, string]> = []

@@ -21,6 +21,8 @@ export interface HostedParts {
   redis: Redis
   consumers: readonly HostedConsumer[]
   sweeper?: PeriodicSweeper
+  /** Starts watching what the service shows (its metrics sources) while it runs; answers how to stop. */
+  watch?: () => () => void
   waitingFor: HostedService['waitingFor']
   details?: HostedService['details']
 }
@@ -28,6 +30,7 @@ export interface HostedParts {
 export class JobHost {
   #active = 0
   #stopping = new AbortController()
+  #unwatch = (): void => undefined
 
   /** Aborted when the service stops (renewed on each start). */
   get stopping(): AbortSignal {
@@ -54,9 +57,11 @@ export class JobHost {
         this.#stopping = new AbortController()
         for (const consumer of consumers) await consumer.start()
         parts.sweeper?.start()
+        this.#unwatch = parts.watch?.() ?? (() => undefined)
       },
       stop: async () => {
         this.#stopping.abort()
+        this.#unwatch()
         await parts.sweeper?.stop()
         await Promise.all(consumers.map((consumer) => consumer.stop()))
       },

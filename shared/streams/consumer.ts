@@ -15,6 +15,7 @@ import { MINUTE, SECOND, sleep } from '../time.js'
 import { toEntry, type HandlerContext, type StreamEntry } from './entry.js'
 import { Held, HoldPolicy } from './holds.js'
 import { LeaseKeeper } from './lease.js'
+import { instrumentConsumer, timeBatches } from './metrics.js'
 import { pruneConsumers } from './groups.js'
 import { groupKeys, type GroupKeys } from './names.js'
 import { reclaimable } from './reclaim.js'
@@ -75,6 +76,7 @@ export class StreamConsumer extends EventEmitter {
   readonly #redis: Redis
   readonly #keys: GroupKeys
   readonly #lease: LeaseKeeper
+  readonly #metrics: ReturnType<typeof instrumentConsumer>
   #reader: Redis | undefined
   #running = false
   /** Aborts when stop() is called, ending any wait of the loop at once. */
@@ -93,7 +95,7 @@ export class StreamConsumer extends EventEmitter {
       stream: options.stream,
       group: options.group,
       consumer: options.consumer,
-      handler: options.handler,
+      handler: timeBatches(options.group, options.handler),
       blockMs: options.blockMs ?? 1000,
       leaseMs: options.leaseMs ?? TIMING.lease,
       retryBaseMs: options.retryBaseMs ?? TIMING.retryBase,
@@ -107,6 +109,7 @@ export class StreamConsumer extends EventEmitter {
     this.#lease = new LeaseKeeper(this.#redis, this.#o.group, this.#o.consumer, this.#o.leaseMs)
     this.#lease.on('error', (error: unknown) => isRedisConnectionError(error) || this.emit('error', error))
     this.#lease.on('lost', (lost: unknown[]) => this.emit('lost', { entries: lost.length }))
+    this.#metrics = instrumentConsumer(this, options.group)
   }
 
   /** When the read loop last completed a turn (ms epoch). */
@@ -146,6 +149,7 @@ export class StreamConsumer extends EventEmitter {
         failures = 0
       } catch (error) {
         if (error instanceof Held) {
+          this.#metrics.held()
           // Waits for the outage to end (or the consumer to stop); the held batch goes first after it.
           await this.#holdPolicy.recovery(error.outage, this.#stopping.signal)
         } else {
@@ -249,6 +253,7 @@ export class StreamConsumer extends EventEmitter {
   async #ack(entries: StreamEntry[]): Promise<void> {
     this.#lease.drop(entries)
     await acknowledge(this.#redis, this.#keys, entries)
+    this.#metrics.acked(entries.length)
   }
 
   /** A failed entry is retried later, or split into parts that may each succeed. */

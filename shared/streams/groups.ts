@@ -20,6 +20,10 @@ export interface Depth {
   heldBack: number
   /** Delivered and not yet acknowledged (part of eligible). */
   pending: number
+  /** Never delivered to the group yet (part of eligible). */
+  lag: number
+  /** On the group's retry stream: due again, or taken again and not yet settled (part of eligible). */
+  retry: number
   deadLettered: number
 }
 
@@ -37,7 +41,7 @@ export async function queueDepth(redis: Redis, stream: string, group: string): P
   }
   // Handled retry entries are deleted, so the retry stream holds exactly the waiting and in-flight ones.
   const [retry, heldBack, dead] = await Promise.all([redis.xlen(keys.retry), redis.zcard(keys.delayed), redis.xlen(keys.dead)])
-  return { eligible: lag + pending + retry, heldBack, pending, deadLettered: dead }
+  return { eligible: lag + pending + retry, heldBack, pending, lag, retry, deadLettered: dead }
 }
 
 /** How many consumers a group has and the smallest idle time among them (Infinity if none). */

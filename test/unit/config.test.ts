@@ -14,6 +14,7 @@ t.test('defaults match the spec when nothing is set', async (t) => {
   t.equal(config.redisUrl, undefined, 'no REDIS_URL means a spawned redis-server')
   t.equal(config.objectStore.kind, 'fs')
   t.equal(config.baseUrl, 'http://localhost:8082')
+  t.equal(config.ingressMetrics, true, 'the ingress serves /metrics')
   t.ok(Object.isFrozen(config) && Object.isFrozen(config.limits), 'frozen')
 })
 
@@ -32,6 +33,7 @@ t.test('a bad value fails naming the variable and the fix', async (t) => {
     [{ DATABASE_URL: 'mysql://x/y' }, 'DATABASE_URL', /postgres/],
     [{ REDIS_URL: 'not a url' }, 'REDIS_URL', /not a valid URL/],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /one of debug, info/],
+    [{ SVC_INGRESS_METRICS: 'no' }, 'SVC_INGRESS_METRICS', /one of on, off/],
     [{ SVC_SERVICES: 'grouper,nope' }, 'SVC_SERVICES', /unknown service "nope"/],
     [{ S3_ENDPOINT: 'http://minio:9000' }, 'S3_BUCKET', /required when S3_ENDPOINT is set/],
     [{ DASHBOARD_ORIGIN: 'localhost:8082' }, 'DASHBOARD_ORIGIN', /http\(s\) URL/],

@@ -6,6 +6,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Orm } from '../../../shared/orm.js'
 import type { CommandResult } from '../../../shared/plugins/sandbox-types.js'
+import { countFixEnd, countSandboxCommand } from '../metrics.js'
 import { setIssueStatus } from './grouper-issues.js'
 import { Fix, FIX_FINAL_STATES, FixEvidence, type Delivery, type EvidenceTier } from './fix-entities.js'
 import { LeasedRecord, RunTakenOver, type JobClaim } from '../../../shared/jobs/index.js'
@@ -68,6 +69,7 @@ export class FixRecord extends LeasedRecord<Fix> {
   evidence(check: { tier: EvidenceTier; phase: 'baseline' | 'fix'; command: string; result: CommandResult; met: boolean }): Promise<void> {
     const seq = ++this.#seq
     const { result } = check
+    countSandboxCommand(check)
     return this.write((tx, row) => {
       const executed = Object.assign(new FixEvidence(), {
           fixId: row.id,
@@ -111,7 +113,7 @@ export class FixRecord extends LeasedRecord<Fix> {
         Object.assign(row, { state: 'needs_human', reasonCode: end.reasonCode, reasonMessage: end.reasonMessage, remediation: end.remediation })
         await setIssueStatus(tx, row.issueId, 'needs_human', end.reasonCode, end.reasonMessage)
       }
-    })
+    }).then(() => countFixEnd(end))
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Orm } from '../../../shared/orm.js'
+import { countInvestigationOutcome } from '../metrics.js'
 import { setIssueStatus } from './grouper-issues.js'
 import { queueFix } from './fix-queue.js'
 import { LeasedRecord, RunTakenOver, type JobClaim } from '../../../shared/jobs/index.js'
@@ -109,7 +110,7 @@ export class RunRecord extends LeasedRecord<Investigation> {
       await setIssueStatus(tx, row.issueId, outcome.kind, outcome.reasonCode ?? '', outcome.reasonMessage ?? '')
       // A cause in the user's code goes on to its fix in the same transaction: never left in investigated with nothing after it.
       if (outcome.kind === 'investigated') this.queuedFix = (await queueFix(tx, row, this.leaseMs))?.id
-    })
+    }).then(() => countInvestigationOutcome(outcome))
   }
 
   /** The fix finish queued (to dispatch once committed), if any. */
