@@ -1,9 +1,10 @@
 /**
  * Admission's repository-origin check (spec, Events 1: "the error's stack must originate from code
  * in the attached repository"), made before an investigation is queued so that a stack without the
- * app's own code stays new instead of spending a run. A stack qualifies by one in-app frame that is
- * either symbolicated to a source path in the repository (listed by the code host, no clone), or,
- * without a source map, served from the page's own origin (the run then asks for the maps). When the
+ * app's own code stays new instead of spending a run. A stack qualifies by one in-app frame of its
+ * latest events that is either symbolicated to a source path in the repository (listed by the code
+ * host, no clone), or, without a source map, served from the page's own origin (the run then asks
+ * for the maps). When the
  * repository cannot be listed (none attached, no code host, an outage, a listing cut short), a
  * symbolicated frame outside node_modules is taken on trust and the run's clone decides.
  */
@@ -13,7 +14,7 @@ import type { CodehostPlugin } from '../../shared/plugins/types.js'
 import { normalizeSourcePath } from '../../shared/source-path.js'
 import { pageOrigin } from '../grouper/grouping/in-app.js'
 import { indexPaths, repoPathOf, type RepoIndex } from './analysis/repo-paths.js'
-import { loadSubject } from './investigation/subject.js'
+import { loadRecentFrames } from './investigation/subject.js'
 
 export type AppCodeVerdict = { ok: true } | { ok: false; message: string }
 
@@ -38,17 +39,16 @@ export class AppCodeCheck {
   }
 
   async #decide(issueId: string): Promise<AppCodeVerdict> {
-    const subject = await loadSubject(this.deps.db, issueId)
-    const event = subject?.event
-    if (!subject || !event) return { ok: false, message: 'no frame in your code: its events carry no stack' }
-    const inApp = event.frames.filter((frame) => frame.inApp)
-    const page = pageOrigin(event.url)
-    if (inApp.some((frame) => !frame.original && page !== undefined && pageOrigin(frame.file) === page)) return { ok: true }
-    const mapped = inApp.filter((frame) => frame.original).map((frame) => normalizeSourcePath(frame.original!.file))
-    const index = mapped.length > 0 ? await this.#index(subject.project.repo, subject.project.installationId) : undefined
+    const recent = await loadRecentFrames(this.deps.db, issueId)
+    if (!recent || recent.events.length === 0) return { ok: false, message: 'no frame in your code: its events carry no stack' }
+    const { repo, installationId } = recent.project
+    const inApp = recent.events.flatMap((event) => event.frames.filter((frame) => frame.inApp).map((frame) => ({ frame, page: pageOrigin(event.url) })))
+    if (inApp.some(({ frame, page }) => !frame.original && page !== undefined && pageOrigin(frame.file) === page)) return { ok: true }
+    const mapped = [...new Set(inApp.filter(({ frame }) => frame.original).map(({ frame }) => normalizeSourcePath(frame.original!.file)))]
+    const index = mapped.length > 0 ? await this.#index(repo, installationId) : undefined
     if (index ? mapped.some((file) => repoPathOf(index, file) !== undefined) : mapped.some((file) => !file.split('/').includes('node_modules'))) return { ok: true }
-    if (mapped.length > 0) return { ok: false, message: `no frame in your code: its source files (${[...new Set(mapped)].slice(0, 3).join(', ')}) are not in ${subject.project.repo}` }
-    const origins = [...new Set(inApp.map((frame) => pageOrigin(frame.file) ?? frame.file))].slice(0, 3)
+    if (mapped.length > 0) return { ok: false, message: `no frame in your code: its source files (${mapped.slice(0, 3).join(', ')}) are not in ${repo}` }
+    const origins = [...new Set(inApp.map(({ frame }) => pageOrigin(frame.file) ?? frame.file))].slice(0, 3)
     return { ok: false, message: origins.length > 0 ? `no frame in your code: the stack runs only in scripts from other sites (${origins.join(', ')}) and has no source map` : 'no frame in your code: the stack has only browser, extension and library frames' }
   }
 

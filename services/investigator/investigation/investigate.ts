@@ -23,9 +23,15 @@ import type { Subject, SubjectEvent } from './subject.js'
 /** Below this the answer is not trusted to name a cause. */
 const MIN_CONFIDENCE = 0.5
 
+/** The stop of a worker without a model, decided before anything is read. */
+export function modelPreflight(tools: Tools): OutcomeRecord | undefined {
+  return tools.model ? undefined : stop('missing_model_key', 'No model is configured: MODEL_API_KEY is not set on the worker.')
+}
+
 /** A stop that needs no clone or model: what is missing before any work starts, or undefined. */
 export function preflight(subject: Subject, tools: Tools): OutcomeRecord | undefined {
-  if (!tools.model) return stop('missing_model_key', 'No model is configured: MODEL_API_KEY is not set on the worker.')
+  const noModel = modelPreflight(tools)
+  if (noModel) return noModel
   if (!subject.project.repo) return stop('codehost_not_connected', 'The project has no repository attached (codehost_repo is empty).')
   if (!tools.codehost?.repositories) return stop('codehost_not_connected', `The workers cannot read ${subject.project.repo}: neither CODEHOST_TOKEN nor a code-host app is configured.`)
   const event = subject.event

@@ -19,7 +19,7 @@ import { setIssueStatus } from '../store/grouper-issues.js'
 import { claimRun, type OutcomeRecord, type RunRecord } from '../store/run-record.js'
 import { tokensUsedToday } from '../store/usage.js'
 import type { Tools } from '../tools.js'
-import { investigate, preflight } from './investigate.js'
+import { investigate, modelPreflight, preflight } from './investigate.js'
 import { loadSubject, type Subject } from './subject.js'
 
 export interface InvestigationJobDeps {
@@ -42,6 +42,9 @@ export function investigationJob(deps: InvestigationJobDeps): JobKind<Investigat
     claim: claimRun,
     stopped: (code, message) => stop(code as StopCode, message),
     async prepare(row) {
+      // Without a model every run stops at once: nothing of the issue needs reading for that.
+      const noModel = modelPreflight(deps.tools)
+      if (noModel) return { end: noModel }
       const subject = await loadSubject(deps.db, row.issueId)
       if (!subject) return undefined
       const early = preflight(subject, deps.tools)

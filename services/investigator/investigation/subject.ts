@@ -77,3 +77,33 @@ function subjectEvent(release: string | null, payload: Record<string, unknown>, 
     frames,
   }
 }
+
+/** What admission's stack check reads of an issue: its project's repository and its latest events' frames and page. */
+export interface RecentFrames {
+  project: { repo: string; installationId: string }
+  events: Array<{ url: string; frames: StackFrame[] }>
+}
+
+/** How many of the latest events the stack check looks at. */
+const FRAMES_EVENTS = 5
+
+/**
+ * The latest events' frames and pages, without their payloads (the page address is read out in
+ * the database): the stack check runs on every newly qualifying issue, so it ships kilobytes, not
+ * the twenty bodies an investigation reads. Undefined when the issue is gone.
+ */
+export async function loadRecentFrames(db: Db, issueId: string): Promise<RecentFrames | undefined> {
+  const { rows } = await db.query<{ codehost_repo: string; codehost_installation_id: string }>(
+    'SELECT p.codehost_repo, p.codehost_installation_id FROM issues i JOIN projects p ON p.id = i.project_id WHERE i.id = $1',
+    [issueId],
+  )
+  if (!rows[0]) return undefined
+  const events = await db.query<{ grouping: { frames?: StackFrame[] }; url: string | null }>(
+    `SELECT grouping, payload->'context'->>'url' AS url FROM events WHERE issue_id = $1 ORDER BY received_at DESC LIMIT ${FRAMES_EVENTS}`,
+    [issueId],
+  )
+  return {
+    project: { repo: rows[0].codehost_repo, installationId: rows[0].codehost_installation_id },
+    events: events.rows.map((event) => ({ url: event.url ?? '', frames: event.grouping.frames ?? [] })),
+  }
+}
