@@ -13,6 +13,7 @@ import type { HostedService } from '../../shared/service.js'
 import { groupActivity, queueDepth, StreamConsumer, type StreamEntry } from '../../shared/streams/index.js'
 import { GROUPS } from '../../shared/topology.js'
 import { ProjectVersions } from './project-versions.js'
+import { KnownIds } from './known-ids.js'
 import { storeEventBatch } from './store-events.js'
 import { storedMaps } from './symbolication/stored-maps.js'
 import { Symbolicator } from './symbolication/symbolicator.js'
@@ -65,6 +66,7 @@ export function createGrouper(deps: GrouperDeps): HostedService {
   const log = deps.log.child({ service: 'grouper' })
   const symbolicator = new Symbolicator(storedMaps(deps.db, deps.objects))
   const versions = new ProjectVersions(deps.db)
+  const known = { issues: new KnownIds(), environments: new KnownIds() }
   let eventsPerEntry = 1
   const handler = async (entries: StreamEntry[]): Promise<void> => {
     const envelopes: EventEnvelope[] = []
@@ -74,7 +76,7 @@ export function createGrouper(deps: GrouperDeps): HostedService {
       if (read.malformed > 0) log.error('events stream entry holds records without envelope fields; skipped', { entry: entry.id, records: read.malformed })
     }
     eventsPerEntry = 0.7 * eventsPerEntry + 0.3 * Math.max(1, envelopes.length / entries.length)
-    const outcome = await storeEventBatch(deps.db, envelopes, symbolicator, versions)
+    const outcome = await storeEventBatch(deps.db, envelopes, symbolicator, versions, known)
     stored.inc(outcome.stored)
     duplicates.inc(outcome.duplicates)
     noise.inc(outcome.noise)

@@ -10,6 +10,8 @@ import type { IssueChange } from '../../shared/issue-changes.js'
 import { groupEvent, isFetchFailure, lastFailedRequest, parseFrames, type GroupingResult } from './grouping/index.js'
 import { pageOrigin } from './grouping/in-app.js'
 import { factsOf, type EventFacts } from './event-facts.js'
+import { KnownIds } from './known-ids.js'
+import { environmentKey, upsertEnvironments } from './upsert-environments.js'
 import { ProjectVersions } from './project-versions.js'
 import { readEvent } from './read-event.js'
 import type { Symbolicator } from './symbolication/symbolicator.js'
@@ -51,7 +53,7 @@ interface Grouped extends GroupingResult {
  * Groups and stores a batch; resolves once everything is committed. Each project's events are
  * grouped with its own fingerprint version (versions, kept across batches by the grouper).
  */
-export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[], symbolicator?: Symbolicator, versions = new ProjectVersions(db)): Promise<BatchOutcome> {
+export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[], symbolicator?: Symbolicator, versions = new ProjectVersions(db), known: GrouperMemory = { issues: new KnownIds(), environments: new KnownIds() }): Promise<BatchOutcome> {
   const outcome: BatchOutcome = { stored: 0, duplicates: 0, noise: 0, unreadable: [], changes: [] }
   const groupingOf = await versions.of(envelopes.map((envelope) => envelope.projectId))
   const prepared: Prepared[] = []
@@ -89,18 +91,38 @@ export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[
   }
   if (prepared.length === 0) return outcome
 
-  await db.withTransaction(async (client) => {
-    const environmentIds = await upsertEnvironments(client, prepared)
-    const issueIds = await upsertIssues(client, prepared)
-    const inserted = await insertEvents(client, prepared, issueIds, environmentIds)
-    outcome.stored = inserted.length
-    outcome.duplicates = prepared.length - inserted.length
-    const actorGains = await upsertActors(client, inserted, issueIds)
-    await bumpIssueCounters(client, inserted, issueIds, actorGains)
-    outcome.changes = changesOf(prepared, issueIds)
-  })
+  try {
+    const found = await db.withTransaction((client) => storePrepared(client, prepared, outcome, known))
+    known.issues.remember(found.issues)
+    known.environments.remember(found.environments)
+  } catch (error) {
+    known.issues.forget(prepared.map((x) => x.issueKey))
+    known.environments.forget(prepared.map((x) => environmentKey(x)))
+    throw error
+  }
   return outcome
 }
+
+/** The issues and environments a grouper knows from its earlier batches. */
+export interface GrouperMemory {
+  issues: KnownIds
+  environments: KnownIds
+}
+
+/** The batch's writes, in one transaction: environments, issues, events, actors, counters; answers the ids it found. */
+async function storePrepared(client: pg.PoolClient, prepared: Prepared[], outcome: BatchOutcome, known: GrouperMemory): Promise<{ issues: Map<string, string>; environments: Map<string, string> }> {
+  const environmentIds = await upsertEnvironments(client, prepared, known.environments)
+  const issueIds = await upsertIssues(client, prepared, known.issues)
+  const inserted = await insertEvents(client, prepared, issueIds, environmentIds)
+  outcome.stored = inserted.length
+  outcome.duplicates = prepared.length - inserted.length
+  const actorGains = await upsertActors(client, inserted, issueIds)
+  await bumpIssueCounters(client, inserted, issueIds, actorGains)
+  outcome.changes = changesOf(prepared, issueIds)
+  return { issues: issueIds, environments: environmentIds }
+}
+
+
 
 /** Every non-noise issue the batch touched, with the releases its events named. */
 function changesOf(prepared: Prepared[], issueIds: Map<string, string>): IssueChange[] {
@@ -113,29 +135,6 @@ function changesOf(prepared: Prepared[], issueIds: Map<string, string>): IssueCh
     changes.set(issueId, change)
   }
   return [...changes.values()]
-}
-
-async function upsertEnvironments(client: pg.PoolClient, prepared: Prepared[]): Promise<Map<string, string>> {
-  const wanted = new Map<string, [string, string]>()
-  for (const { envelope, facts } of prepared) {
-    if (facts.environment) wanted.set(`${envelope.projectId}|${facts.environment}`, [envelope.projectId, facts.environment])
-  }
-  const ids = new Map<string, string>()
-  if (wanted.size === 0) return ids
-  const pairs = [...wanted.values()].sort(byTuple)
-  const projects = pairs.map((p) => p[0])
-  const names = pairs.map((p) => p[1])
-  await client.query(
-    `INSERT INTO environments (project_id, name) SELECT * FROM unnest($1::uuid[], $2::text[]) ON CONFLICT DO NOTHING`,
-    [projects, names],
-  )
-  const { rows } = await client.query<{ id: string; project_id: string; name: string }>(
-    `SELECT e.id, e.project_id, e.name FROM environments e
-     JOIN unnest($1::uuid[], $2::text[]) AS w(project_id, name) ON e.project_id = w.project_id AND e.name = w.name`,
-    [projects, names],
-  )
-  for (const row of rows) ids.set(`${row.project_id}|${row.name}`, row.id)
-  return ids
 }
 
 async function insertEvents(client: pg.PoolClient, prepared: Prepared[], issueIds: Map<string, string>, environmentIds: Map<string, string>): Promise<Prepared[]> {
@@ -269,8 +268,4 @@ async function bumpIssueCounters(client: pg.PoolClient, inserted: Prepared[], is
       rows.map((row) => row.best.culprit),
     ],
   )
-}
-
-function byTuple(a: [string, string], b: [string, string]): number {
-  return a[0] === b[0] ? (a[1] < b[1] ? -1 : 1) : a[0] < b[0] ? -1 : 1
 }

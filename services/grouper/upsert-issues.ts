@@ -8,6 +8,7 @@
  */
 import type pg from 'pg'
 import type { GroupingResult } from './grouping/index.js'
+import type { KnownIds } from './known-ids.js'
 
 /**
  * Statuses an issue holds while the bug is still being looked at: what the grouper sets (new) and
@@ -29,8 +30,8 @@ export interface IssueCandidate {
   }
 }
 
-/** The issue id of each distinct issue key of the batch, opening the issues that do not exist. */
-export async function upsertIssues(client: pg.PoolClient, batch: readonly IssueCandidate[]): Promise<Map<string, string>> {
+/** The issue id of each distinct issue key of the batch, opening the issues that do not exist (known ones are not looked up). */
+export async function upsertIssues(client: pg.PoolClient, batch: readonly IssueCandidate[], known?: KnownIds): Promise<Map<string, string>> {
   const byKey = new Map<string, IssueCandidate>()
   const firstSeen = new Map<string, number>()
   for (const item of batch) {
@@ -38,8 +39,12 @@ export async function upsertIssues(client: pg.PoolClient, batch: readonly IssueC
     firstSeen.set(item.issueKey, Math.min(firstSeen.get(item.issueKey) ?? Infinity, item.envelope.receivedAt))
   }
   // One lock order for every grouper, so concurrent batches creating the same issues cannot deadlock.
-  const keys = [...byKey.keys()].sort()
   const ids = new Map<string, string>()
+  for (const key of byKey.keys()) {
+    const id = known?.get(key)
+    if (id !== undefined) ids.set(key, id)
+  }
+  const keys = [...byKey.keys()].filter((key) => !ids.has(key)).sort()
   const upgraded = keys.map((k) => byKey.get(k)!).filter((item) => item.grouping.previousFingerprint !== undefined)
   if (upgraded.length > 0) for (const [key, id] of await joinPreviousIssues(client, upgraded)) ids.set(key, id)
   const items = keys.filter((k) => !ids.has(k)).map((k) => byKey.get(k)!)

@@ -17,8 +17,9 @@ import type { Orm } from '../../shared/orm.js'
 import type { StreamKeys } from '../../shared/redis.js'
 import { actorsNote, appCodeNote, type ActorCounts } from './admission-verdict.js'
 import type { AppCodeCheck } from './app-code.js'
-import { startInvestigation } from './dispatch.js'
+import { startInvestigations } from './dispatch.js'
 import { writeAdmissionNotes, type AdmissionNote } from './store/admission-notes.js'
+import type { AdmitRequest } from './store/admissions.js'
 
 export interface AdmissionDeps {
   db: Db
@@ -38,8 +39,7 @@ export async function admit(deps: AdmissionDeps, changes: readonly IssueChange[]
     releases.set(change.issueId, set)
   }
   const { qualifying, notes } = await sortIssues(deps, [...releases.keys()])
-  const started: string[] = []
-  const admitted: string[] = []
+  const admitted: AdmitRequest[] = []
   const latest = await latestOutcomes(deps.orm.em.fork() as EntityManager, qualifying.map((issue) => issue.id))
   for (const issue of qualifying) {
     const trigger = await triggerFor(deps, issue.id, latest.get(issue.id), releases.get(issue.id)!)
@@ -49,12 +49,11 @@ export async function admit(deps: AdmissionDeps, changes: readonly IssueChange[]
       notes.set(issue.id, appCodeNote(code.message))
       continue
     }
-    admitted.push(issue.id)
-    const investigation = await startInvestigation(deps.orm, deps.redis, deps.keys, { issueId: issue.id, projectId: issue.projectId, trigger, leaseMs: deps.limits.leaseMs })
-    if (investigation) started.push(investigation.id)
+    admitted.push({ issueId: issue.id, projectId: issue.projectId, trigger, leaseMs: deps.limits.leaseMs })
   }
-  await writeAdmissionNotes(deps.orm.em.fork() as EntityManager, notes, admitted)
-  return started
+  const started = await startInvestigations(deps.orm, deps.redis, deps.keys, admitted)
+  await writeAdmissionNotes(deps.orm.em.fork() as EntityManager, notes, admitted.map((request) => request.issueId))
+  return started.map((investigation) => investigation.id)
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis'
 import { jobStream } from '../../shared/jobs/index.js'
 import type { StreamKeys } from '../../shared/redis.js'
 import type { Orm } from '../../shared/orm.js'
-import { openInvestigation, type AdmitRequest } from './store/admissions.js'
+import { openInvestigation, openInvestigations, type AdmitRequest } from './store/admissions.js'
 import type { Investigation } from './store/entities.js'
 
 /** An entry of stream:investigations: { investigation: <id> }. */
@@ -31,4 +31,15 @@ export async function startInvestigation(orm: Orm, redis: Redis, keys: StreamKey
   const investigation = await openInvestigation(orm, request)
   if (investigation) await dispatchInvestigation(redis, keys, investigation.id)
   return investigation
+}
+
+/** Opens and dispatches the next investigation of each issue that has none in flight (admission's batch); answers those opened. */
+export async function startInvestigations(orm: Orm, redis: Redis, keys: StreamKeys, requests: readonly AdmitRequest[]): Promise<Investigation[]> {
+  const opened = await openInvestigations(orm, requests)
+  if (opened.length > 0) {
+    const pipeline = redis.pipeline()
+    for (const investigation of opened) pipeline.xadd(keys.investigations, '*', INVESTIGATION_ENTRY.field, investigation.id)
+    await pipeline.exec()
+  }
+  return opened
 }

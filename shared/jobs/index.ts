@@ -7,6 +7,7 @@
 export { jobStream, type JobStream } from './job-stream.js'
 export type { JobClaim, JobGrant, JobKind, JobRecord, JobRow } from './job-kind.js'
 export { LeasedRecord, RunTakenOver } from './leased-record.js'
+export { claimRow, type ClaimOptions, type ClaimSpec } from './claim.js'
 export { FleetSlots } from './slots.js'
 export { keepRenewing, waitForSlot } from './keepers.js'
 export { settleJobError, type FailedJob } from './settle.js'

@@ -7,6 +7,7 @@
 import type { EntityName } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Orm } from '../orm.js'
+import type { ClaimOptions } from './claim.js'
 
 /** The columns every leased job row has. */
 export interface JobRow {
@@ -14,6 +15,8 @@ export interface JobRow {
   state: string
   attempts: number
   leaseUntil: Date
+  /** When its latest claim started it. */
+  startedAt: Date | null
 }
 
 /** One worker's hold on a claimed job (a LeasedRecord with a finish of the kind's own). */
@@ -41,8 +44,8 @@ export interface JobKind<Row extends JobRow, Rec extends JobRecord<End>, Subject
   readonly activeStates: readonly string[]
   /** The state of a claimed job, whose live lease means another worker runs it. */
   readonly runningState: string
-  /** Claims the job: the running state, one more attempt unless countAttempt is false, a fresh lease. */
-  claim(orm: Orm, id: string, leaseMs: number, options?: { countAttempt?: boolean; maxAttempts?: number }): Promise<JobClaim<Rec>>
+  /** Claims the job (claim.ts): the running state, one more attempt unless countAttempt is false, a fresh lease. */
+  claim(orm: Orm, id: string, leaseMs: number, options?: ClaimOptions<Row>): Promise<JobClaim<Rec>>
   /** The end of a job that stops with code (a reason code of the actor's catalogue). */
   stopped(code: string, message: string): End
   /** What the job needs, or the stop that ends it before any work; undefined when there is nothing to do (its subject is gone). */

@@ -16,6 +16,8 @@ export class RunTakenOver extends Error {
 export class LeasedRecord<Row extends { leaseUntil: Date; attempts: number }> {
   #queue: Promise<unknown> = Promise.resolve()
   #lost = false
+  /** A change made by a deferred claim, written with the next write (claim.ts: a stop before any work). */
+  #deferred: ((tx: EntityManager, row: Row) => Promise<void> | void) | undefined
 
   constructor(
     protected readonly em: EntityManager,
@@ -33,13 +35,21 @@ export class LeasedRecord<Row extends { leaseUntil: Date; attempts: number }> {
     return this.#lost
   }
 
+  /** Holds change back to be written in the transaction of the next write (one transaction instead of two). */
+  defer(change: (tx: EntityManager, row: Row) => Promise<void> | void): void {
+    this.#deferred = change
+  }
+
   /** Runs change on the row inside a transaction, after the writes before it; RunTakenOver when the row moved on. */
   write(change: (tx: EntityManager, row: Row) => Promise<void> | void): Promise<void> {
     const next = this.#queue.then(async () => {
       if (this.#lost) throw new RunTakenOver('the job was taken over by another worker')
+      const deferred = this.#deferred
+      this.#deferred = undefined
       try {
         await this.em.transactional(async (tx) => {
           const row = tx.merge(this.row as object) as Row
+          await deferred?.(tx, row)
           await change(tx, row)
           await tx.flush()
         })

@@ -45,7 +45,7 @@ export async function runJob<Row extends JobRow, Rec extends JobRecord<End>, Sub
   if (row.state === kind.runningState && row.leaseUntil.getTime() > Date.now()) return
   const prepared = await kind.prepare(row)
   if (!prepared) return
-  if ('end' in prepared) return finishAtOnce(kind, deps, id, prepared.end)
+  if ('end' in prepared) return finishAtOnce(kind, deps, id, prepared.end, { em, row })
 
   const holder = `${deps.holder}:${kind.what}:${id}`
   if (!(await waitForSlot(deps.slots, deps.leaseMs, em, row, holder, signal))) return
@@ -53,7 +53,7 @@ export async function runJob<Row extends JobRow, Rec extends JobRecord<End>, Sub
   let record: Rec | undefined
   const startedAt = Date.now()
   try {
-    const claim = await kind.claim(deps.orm, id, deps.leaseMs, { maxAttempts: delivery.maxAttempts })
+    const claim = await kind.claim(deps.orm, id, deps.leaseMs, { maxAttempts: delivery.maxAttempts, loaded: { em, row } })
     if (claim.status !== 'claimed') return
     record = claim.record
     let remainingTokens = Infinity
@@ -82,10 +82,11 @@ export async function runJob<Row extends JobRow, Rec extends JobRecord<End>, Sub
   }
 }
 
-/** Claims and finishes at once: a stop decided before any work. */
-async function finishAtOnce<Row extends JobRow, Rec extends JobRecord<End>, Subject, End>(kind: JobKind<Row, Rec, Subject, End>, deps: RunnerDeps, id: string, end: End): Promise<void> {
+/** Claims and finishes at once: a stop decided before any work (loaded: the row as the runner read it). */
+async function finishAtOnce<Row extends JobRow, Rec extends JobRecord<End>, Subject, End>(kind: JobKind<Row, Rec, Subject, End>, deps: RunnerDeps, id: string, end: End, loaded?: { em: EntityManager; row: Row }): Promise<void> {
   try {
-    const claim = await kind.claim(deps.orm, id, deps.leaseMs)
+    // Claimed and ended in one transaction.
+    const claim = await kind.claim(deps.orm, id, deps.leaseMs, { deferred: true, ...(loaded ? { loaded } : {}) })
     if (claim.status === 'claimed') await claim.record.finish(end, 0)
   } catch (error) {
     if (!(error instanceof RunTakenOver)) throw error

@@ -27,9 +27,13 @@ function fixes(stack: TestStack, orm: Orm) {
   return fixJob({ db: stack.db, orm, redis: stack.redis, keys: stack.keys, tools: NO_TOOLS, sandboxes: undefined, template: undefined, evidenceLimits: stack.config.investigations.sandbox, limits: stack.config.investigations, publicUrl: '' })
 }
 
-/** A stack with one issue (one event, one user: never admitted on its own) and the investigator's ORM. */
+/**
+ * A stack with one issue (one event, one user: never admitted on its own) and the investigator's
+ * ORM. Its worker runs the grouper alone: the tests below are the only claimants, so a sweeper's
+ * dispatch is not picked up by a running investigator behind their backs.
+ */
 async function oneIssue(t: Test) {
-  const stack = await startTestStack(t, { worker: true })
+  const stack = await startTestStack(t, { worker: true, env: { SVC_SERVICES: 'grouper' } })
   const orm = await createOrm(stack.db, INVESTIGATOR_ENTITIES)
   t.teardown(() => orm.close())
   const answer = await postEvent(stack.baseUrl, sampleEvent(), { 'Content-Type': 'application/json', 'X-API-Key': stack.ingestKey })

@@ -9,7 +9,7 @@ import { EntitySchema } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { Redis } from 'ioredis'
 import { createDb } from '../../shared/db.js'
-import { FleetSlots, JobStop, LeasedRecord, PeriodicSweeper, runJob, sweepLapsed, type JobClaim, type JobKind } from '../../shared/jobs/index.js'
+import { claimRow, FleetSlots, JobStop, LeasedRecord, PeriodicSweeper, runJob, sweepLapsed, type ClaimOptions, type JobClaim, type JobKind } from '../../shared/jobs/index.js'
 import { createLogger } from '../../shared/log.js'
 import { createOrm, type Orm } from '../../shared/orm.js'
 import { TEST_REDIS_URL } from '../helpers/env.js'
@@ -20,6 +20,7 @@ class Chore {
   state = 'queued'
   attempts = 0
   leaseUntil: Date = new Date(Date.now() + 60_000)
+  startedAt: Date | null = null
   result = ''
   version = 1
 }
@@ -27,7 +28,7 @@ class Chore {
 const ChoreSchema = new EntitySchema<Chore>({
   class: Chore,
   tableName: 'chores',
-  properties: { id: { type: 'uuid', primary: true }, state: { type: 'string' }, attempts: { type: 'integer' }, leaseUntil: { type: 'datetime' }, result: { type: 'text' }, version: { type: 'integer', version: true } },
+  properties: { id: { type: 'uuid', primary: true }, state: { type: 'string' }, attempts: { type: 'integer' }, leaseUntil: { type: 'datetime' }, startedAt: { type: 'datetime', nullable: true }, result: { type: 'text' }, version: { type: 'integer', version: true } },
 })
 
 type End = { ok: true; result: string } | { ok: false; code: string; message: string }
@@ -48,20 +49,10 @@ class ChoreRecord extends LeasedRecord<Chore> {
   }
 }
 
-async function claimChore(orm: Orm, id: string, leaseMs: number, options: { countAttempt?: boolean; maxAttempts?: number } = {}): Promise<JobClaim<ChoreRecord>> {
-  const em = orm.em.fork() as EntityManager
-  const row = await em.findOne(Chore, id)
-  if (!row) return { status: 'missing' }
-  if (row.state === 'done' || row.state === 'stopped') return { status: 'finished' }
-  if (row.state === 'running' && row.leaseUntil.getTime() > Date.now()) return { status: 'held' }
-  if (options.countAttempt !== false && options.maxAttempts !== undefined && row.attempts >= options.maxAttempts) return { status: 'spent' }
-  const record = new ChoreRecord(em, row, leaseMs)
-  await record.write((_, held) => {
-    held.state = 'running'
-    if (options.countAttempt !== false) held.attempts += 1
-    held.leaseUntil = new Date(Date.now() + leaseMs)
-  })
-  return { status: 'claimed', record }
+async function claimChore(orm: Orm, id: string, leaseMs: number, options: ClaimOptions<Chore> = {}): Promise<JobClaim<ChoreRecord>> {
+  const em = options.loaded?.em ?? (orm.em.fork() as EntityManager)
+  const row = options.loaded?.row ?? (await em.findOne(Chore, id))
+  return claimRow(em, row, { finalStates: ['done', 'stopped'], runningState: 'running', leaseMs, record: (held, chore) => new ChoreRecord(held, chore, leaseMs), claimed: async () => undefined }, options)
 }
 
 class Outage extends Error {}
@@ -87,7 +78,7 @@ async function setUp(t: Test) {
   const url = await createTestDatabase(t)
   const db = createDb(url, { max: 2 })
   t.teardown(() => db.close())
-  await db.query('CREATE TABLE chores (id uuid PRIMARY KEY, state text NOT NULL, attempts integer NOT NULL, lease_until timestamptz NOT NULL, result text NOT NULL, version integer NOT NULL DEFAULT 1)')
+  await db.query('CREATE TABLE chores (id uuid PRIMARY KEY, state text NOT NULL, attempts integer NOT NULL, lease_until timestamptz NOT NULL, started_at timestamptz, result text NOT NULL, version integer NOT NULL DEFAULT 1)')
   const orm = await createOrm(db, [ChoreSchema as unknown as EntitySchema])
   t.teardown(() => orm.close())
   const redis = new Redis(TEST_REDIS_URL, { lazyConnect: false })

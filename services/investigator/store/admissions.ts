@@ -7,7 +7,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Orm } from '../../../shared/orm.js'
 import { ACTIVE_STATES, Investigation, InvestigationOutcome, type InvestigationTrigger } from './entities.js'
-import { setIssueStatus } from './grouper-issues.js'
+import { setIssuesStatus, setIssueStatus } from './grouper-issues.js'
 
 export interface AdmitRequest {
   issueId: string
@@ -57,5 +57,52 @@ export async function openInvestigation(orm: Orm, request: AdmitRequest): Promis
   } catch (error) {
     if (error instanceof UniqueConstraintViolationException) return undefined
     throw error
+  }
+}
+
+/**
+ * Opens the next episode's investigation of each issue that has none in flight, in one transaction
+ * (one read, one batched insert, one status update): admission opens many at once when a busy
+ * stream makes many issues qualify together, and a transaction each cost it several round trips
+ * per issue. A race with another admitter (the partial unique index) falls back to one at a time.
+ */
+export async function openInvestigations(orm: Orm, requests: readonly AdmitRequest[]): Promise<Investigation[]> {
+  if (requests.length === 0) return []
+  if (requests.length === 1) return [await openInvestigation(orm, requests[0]!)].filter((v): v is Investigation => v !== undefined)
+  const em = orm.em.fork() as EntityManager
+  try {
+    return await em.transactional(async (tx) => {
+      const existing = await tx.find(Investigation, { issueId: { $in: requests.map((r) => r.issueId) } }, { fields: ['id', 'issueId', 'episode', 'state'] })
+      const episodes = new Map<string, number>()
+      const inFlight = new Set<string>()
+      for (const row of existing) {
+        episodes.set(row.issueId, Math.max(episodes.get(row.issueId) ?? 0, row.episode))
+        if ((ACTIVE_STATES as readonly string[]).includes(row.state)) inFlight.add(row.issueId)
+      }
+      const opened = requests
+        .filter((request) => !inFlight.has(request.issueId))
+        .map((request) =>
+          Object.assign(new Investigation(), {
+            issueId: request.issueId,
+            projectId: request.projectId,
+            episode: (episodes.get(request.issueId) ?? 0) + 1,
+            trigger: request.trigger,
+            requestedBy: request.requestedBy ?? null,
+            leaseUntil: new Date(Date.now() + request.leaseMs),
+          }),
+        )
+      for (const investigation of opened) tx.persist(investigation)
+      await tx.flush()
+      await setIssuesStatus(tx, opened.map((investigation) => investigation.issueId).sort(), 'queued')
+      return opened
+    })
+  } catch (error) {
+    if (!(error instanceof UniqueConstraintViolationException)) throw error
+    const opened: Investigation[] = []
+    for (const request of requests) {
+      const investigation = await openInvestigation(orm, request)
+      if (investigation) opened.push(investigation)
+    }
+    return opened
   }
 }

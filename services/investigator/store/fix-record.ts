@@ -9,7 +9,7 @@ import type { CommandResult } from '../../../shared/plugins/sandbox-types.js'
 import { countFixEnd, countSandboxCommand } from '../metrics.js'
 import { setIssueStatus } from './grouper-issues.js'
 import { Fix, FIX_FINAL_STATES, FixEvidence, type Delivery, type EvidenceTier } from './fix-entities.js'
-import { LeasedRecord, RunTakenOver, type JobClaim } from '../../../shared/jobs/index.js'
+import { claimRow, LeasedRecord, RunTakenOver, type ClaimOptions, type JobClaim } from '../../../shared/jobs/index.js'
 
 export { RunTakenOver }
 
@@ -21,22 +21,16 @@ export type FixEnd =
   | { kind: 'stopped'; reasonCode: string; reasonMessage: string; remediation: string }
 
 /** Claims a fix: fixing, one more attempt (unless only to stop it), the lease starting now. */
-export async function claimFix(orm: Orm, fixId: string, leaseMs: number, options: { countAttempt?: boolean; maxAttempts?: number } = {}): Promise<FixClaim> {
-  const em = orm.em.fork() as EntityManager
-  const fix = await em.findOne(Fix, fixId)
-  if (!fix) return { status: 'missing' }
-  if ((FIX_FINAL_STATES as readonly string[]).includes(fix.state)) return { status: 'finished' }
-  if (fix.state === 'fixing' && fix.leaseUntil.getTime() > Date.now()) return { status: 'held' }
-  if (options.countAttempt !== false && options.maxAttempts !== undefined && fix.attempts >= options.maxAttempts) return { status: 'spent' }
-  const record = new FixRecord(em, fix, leaseMs)
-  await record.write(async (tx, row) => {
-    row.state = 'fixing'
-    if (options.countAttempt !== false) row.attempts += 1
-    row.startedAt = new Date()
-    row.leaseUntil = new Date(Date.now() + leaseMs)
-    await setIssueStatus(tx, row.issueId, 'fixing', '', '')
-  })
-  return { status: 'claimed', record }
+export async function claimFix(orm: Orm, fixId: string, leaseMs: number, options: ClaimOptions<Fix> = {}): Promise<FixClaim> {
+  const em = options.loaded?.em ?? (orm.em.fork() as EntityManager)
+  const row = options.loaded?.row ?? (await em.findOne(Fix, fixId))
+  return claimRow(em, row, {
+    finalStates: FIX_FINAL_STATES,
+    runningState: 'fixing',
+    leaseMs,
+    record: (held, fix) => new FixRecord(held, fix, leaseMs),
+    claimed: (tx, fix) => setIssueStatus(tx, fix.issueId, 'fixing', '', ''),
+  }, options)
 }
 
 export class FixRecord extends LeasedRecord<Fix> {

@@ -7,7 +7,7 @@ import type { Orm } from '../../../shared/orm.js'
 import { countInvestigationOutcome } from '../metrics.js'
 import { setIssueStatus } from './grouper-issues.js'
 import { queueFix } from './fix-queue.js'
-import { LeasedRecord, RunTakenOver, type JobClaim } from '../../../shared/jobs/index.js'
+import { claimRow, LeasedRecord, RunTakenOver, type ClaimOptions, type JobClaim } from '../../../shared/jobs/index.js'
 import { Investigation, InvestigationCitation, InvestigationOutcome, InvestigationStep, OUTCOME_KINDS, type OutcomeKind, type OutsideCause } from './entities.js'
 
 export { RunTakenOver }
@@ -28,24 +28,16 @@ export interface OutcomeRecord {
 export type Claim = JobClaim<RunRecord>
 
 /** Claims an investigation for a run: analyzing, one more attempt (unless only to stop it), the lease starting now. */
-export async function claimRun(orm: Orm, investigationId: string, leaseMs: number, options: { countAttempt?: boolean; maxAttempts?: number } = {}): Promise<Claim> {
-  const em = orm.em.fork() as EntityManager
-  const investigation = await em.findOne(Investigation, investigationId)
-  if (!investigation) return { status: 'missing' }
-  if ((OUTCOME_KINDS as readonly string[]).includes(investigation.state)) return { status: 'finished' }
-  // Another worker runs it and renews its lease: a delivery that overlapped its claim leaves it alone.
-  if (investigation.state === 'analyzing' && investigation.leaseUntil.getTime() > Date.now()) return { status: 'held' }
-  // A run that used its attempts is not started again, whichever delivery brought it: the sweeper stops it (lease_lost).
-  if (options.countAttempt !== false && options.maxAttempts !== undefined && investigation.attempts >= options.maxAttempts) return { status: 'spent' }
-  const record = new RunRecord(em, investigation, leaseMs)
-  await record.write(async (tx, row) => {
-    row.state = 'analyzing'
-    if (options.countAttempt !== false) row.attempts += 1
-    row.startedAt = new Date()
-    row.leaseUntil = new Date(Date.now() + leaseMs)
-    await setIssueStatus(tx, row.issueId, 'analyzing', '', '')
-  })
-  return { status: 'claimed', record }
+export async function claimRun(orm: Orm, investigationId: string, leaseMs: number, options: ClaimOptions<Investigation> = {}): Promise<Claim> {
+  const em = options.loaded?.em ?? (orm.em.fork() as EntityManager)
+  const row = options.loaded?.row ?? (await em.findOne(Investigation, investigationId))
+  return claimRow(em, row, {
+    finalStates: OUTCOME_KINDS,
+    runningState: 'analyzing',
+    leaseMs,
+    record: (held, investigation) => new RunRecord(held, investigation, leaseMs),
+    claimed: (tx, investigation) => setIssueStatus(tx, investigation.issueId, 'analyzing', '', ''),
+  }, options)
 }
 
 export class RunRecord extends LeasedRecord<Investigation> {

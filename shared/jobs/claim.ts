@@ -1,0 +1,52 @@
+/**
+ * A claim of a leased job row, the same for every kind: gone, ended, running under another
+ * worker's live lease, or out of attempts, it is not claimed; otherwise one optimistic-lock write
+ * moves it to the running state with one more attempt (unless it is claimed only to be stopped) and
+ * a fresh lease, together with what the kind moves beside it (the issue's status).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { JobClaim, JobRow } from './job-kind.js'
+import type { LeasedRecord } from './leased-record.js'
+
+export interface ClaimOptions<Row> {
+  /** false: claimed only to stop it (the sweeper's lease_lost, a stop before any work). */
+  countAttempt?: boolean
+  maxAttempts?: number
+  /** The row as the caller read it in em: claimed without reading it again. */
+  loaded?: { em: EntityManager; row: Row }
+  /**
+   * The claim is written with the record's next write, in its transaction (a stop before any work:
+   * claim and end in one transaction); a claim that lost its race fails that write (RunTakenOver).
+   */
+  deferred?: boolean
+}
+
+export interface ClaimSpec<Row extends JobRow, Rec> {
+  finalStates: readonly string[]
+  runningState: string
+  leaseMs: number
+  record(em: EntityManager, row: Row): Rec
+  /** What moves with the claim in its transaction (the status). */
+  claimed(tx: EntityManager, row: Row): Promise<void>
+}
+
+/** Claims row (null: gone) through spec. */
+export async function claimRow<Row extends JobRow, Rec extends LeasedRecord<Row>>(em: EntityManager, row: Row | null, spec: ClaimSpec<Row, Rec>, options: ClaimOptions<Row> = {}): Promise<JobClaim<Rec>> {
+  if (!row) return { status: 'missing' }
+  if (spec.finalStates.includes(row.state)) return { status: 'finished' }
+  // Another worker runs it and renews its lease: a delivery that overlapped its claim leaves it alone.
+  if (row.state === spec.runningState && row.leaseUntil.getTime() > Date.now()) return { status: 'held' }
+  // A job that used its attempts is not started again, whichever delivery brought it: the sweeper stops it (lease_lost).
+  if (options.countAttempt !== false && options.maxAttempts !== undefined && row.attempts >= options.maxAttempts) return { status: 'spent' }
+  const record = spec.record(em, row)
+  const claim = async (tx: EntityManager, held: Row): Promise<void> => {
+    held.state = spec.runningState
+    if (options.countAttempt !== false) held.attempts += 1
+    held.startedAt = new Date()
+    held.leaseUntil = new Date(Date.now() + spec.leaseMs)
+    await spec.claimed(tx, held)
+  }
+  if (options.deferred) record.defer(claim)
+  else await record.write(claim)
+  return { status: 'claimed', record }
+}
