@@ -15,6 +15,7 @@ import { startWorker } from '../../services/worker/index.js'
 import { loadFixes } from '../../services/worker/fixes.js'
 import { loadContext, tellReady, untilSignal } from '../context.js'
 import { startFront } from '../front/index.js'
+import { oauthWarnings } from '../../services/web/dashboard/oauth-settings.js'
 
 type Stop = () => Promise<unknown>
 
@@ -25,6 +26,7 @@ export class AllInOneCommand extends Command {
   async execute(): Promise<number> {
     const ctx = loadContext('all-in-one')
     const { config, log } = ctx
+    for (const warning of oauthWarnings(config)) log.warn(warning)
     if (!config.redisUrl) {
       this.context.stderr.write('svc all-in-one: REDIS_URL is not set. Run "svc up", which starts Redis and this command together.\n')
       return 2
