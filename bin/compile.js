@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 /**
- * node bin/compile.js [<tree folder>]: compiles the TypeScript sources into a tree that mirrors
- * the repository (see bin/compiled.js), unless it exists already, and prints its folder. bin/svc.js
+ * node bin/compile.js [<repository> [<tree folder>]]: compiles the TypeScript sources of the
+ * repository (default: this one) into a tree that mirrors it (see bin/compiled.js), unless the tree
+ * exists already, and prints its folder (default: the one for the sources' key). bin/svc.js
  * runs this when the sources changed; an image can run it ahead so its processes never need to
  * write. The tree is built aside and renamed into place, so a process sees a whole tree or none,
  * and two commands compiling at once both end up with the same one. Trees nothing used for a day
  * are removed afterwards.
  */
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { dirname, join, relative } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 import { cacheDir, SOURCE_DIRS, sourceFiles, sourceKey } from './compiled.js'
@@ -17,8 +18,8 @@ const DAY_MS = 24 * 60 * 60 * 1000
 /** A build folder this old was left by a compile that died. */
 const ABANDONED_MS = 60 * 60 * 1000
 
-const root = fileURLToPath(new URL('..', import.meta.url))
-const target = process.argv[2] ?? join(cacheDir(root), sourceKey(root))
+const root = resolve(process.argv[2] ?? fileURLToPath(new URL('..', import.meta.url)))
+const target = process.argv[3] ?? join(cacheDir(root), sourceKey(root))
 
 try {
   if (!existsSync(target)) await compile(target)

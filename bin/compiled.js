@@ -57,7 +57,7 @@ export function sourceKey(root) {
 export function compiledTree(root) {
   const dir = join(cacheDir(root), sourceKey(root))
   if (!existsSync(dir)) {
-    const run = spawnSync(process.execPath, [COMPILE_SCRIPT, dir], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] })
+    const run = spawnSync(process.execPath, [COMPILE_SCRIPT, root, dir], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] })
     if (run.error) throw run.error
     if (run.status !== 0) throw new Error(run.stderr.trim() || `bin/compile.js exited with ${run.status ?? run.signal}`)
   }
