@@ -19,13 +19,13 @@ const DAY_MS = 24 * 60 * 60 * 1000
 const ABANDONED_MS = 60 * 60 * 1000
 
 const root = resolve(process.argv[2] ?? fileURLToPath(new URL('..', import.meta.url)))
-const target = process.argv[3] ?? join(cacheDir(root), sourceKey(root))
 
 try {
+  const target = process.argv[3] ?? join(cacheDir(root), sourceKey(root))
   if (!existsSync(target)) await compile(target)
   process.stdout.write(`${target}\n`)
 } catch (error) {
-  // esbuild's message names the file, line and problem; its stack would add nothing.
+  // esbuild's message names the file, line and problem (and fs's the path); a stack would add nothing.
   process.stderr.write(`${error.message}\n`)
   process.exitCode = 1
 }
