@@ -73,9 +73,11 @@ async function external(): Promise<Setting> {
   const url = new URL(ADMIN_URL)
   url.pathname = `/${name}`
   const databaseUrl = url.toString()
+  // The object store (objectstore-fs) still keeps its files under the data folder.
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-footprint-'))
   return {
     name: 'DATABASE_URL and REDIS_URL set',
-    env: { DATABASE_URL: databaseUrl, REDIS_URL, REDIS_KEY_PREFIX: prefix, SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-footprint-')) },
+    env: { DATABASE_URL: databaseUrl, REDIS_URL, REDIS_KEY_PREFIX: prefix, SVC_DATA_DIR: dataDir },
     countEvents: async () => {
       const db = createDb(databaseUrl, { max: 1 })
       try {
@@ -91,6 +93,7 @@ async function external(): Promise<Setting> {
       redis.disconnect()
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
       await admin.end()
+      rmSync(dataDir, { recursive: true, force: true })
     },
   }
 }
