@@ -1,5 +1,6 @@
 # One image for every svc process in compose.yml (migrate, ingress, worker); the command picks the
-# role. tsx runs the TypeScript sources, so there is no build stage.
+# role. There is no build stage: the sources are compiled to JavaScript once, below, where bin/svc.js
+# would otherwise compile them on first use (bin/compiled.js), which /app, not writable, forbids.
 FROM node:20-bookworm-slim
 # What a fix needs besides node (docs/sandbox.md): git clones the repository and diffs the change
 # (ca-certificates for https), bubblewrap isolates each sandbox command, prlimit (util-linux) limits
@@ -20,5 +21,6 @@ COPY migrations ./migrations
 COPY sandbox-templates ./sandbox-templates
 COPY scripts/seed-e2e.sql ./scripts/seed-e2e.sql
 COPY tsconfig.json ./
+RUN node bin/compile.js
 USER node
 ENTRYPOINT ["node", "bin/svc.js"]

@@ -1,19 +1,29 @@
-/** The svc command line: one clipanion command per operation. */
-import { Builtins, Cli } from 'clipanion'
-import { AllInOneCommand } from './commands/all-in-one.js'
-import { CheckInvestigationsCommand } from './commands/check-investigations.js'
-import { DeadLettersCommand } from './commands/dead-letters.js'
-import { IngressCommand } from './commands/ingress.js'
-import { MigrateCommand } from './commands/migrate.js'
-import { GroupingUpgradeCommand } from './commands/grouping-upgrade.js'
-import { MintKeyCommand } from './commands/mint-key.js'
-import { SeedCommand } from './commands/seed.js'
-import { UpCommand } from './commands/up.js'
-import { WorkerCommand } from './commands/worker.js'
+/**
+ * The svc command line: one clipanion command per operation. Only the command asked for is
+ * imported: each brings its own part of the service, and `svc up`, which supervises the others for
+ * as long as the service runs, must not hold theirs (ARCHITECTURE.md, "Footprint"). Help, a typo
+ * or no command at all loads every command, so clipanion can list them and suggest the right one.
+ */
+import { Builtins, Cli, type CommandClass } from 'clipanion'
 
+const COMMANDS: Readonly<Record<string, () => Promise<CommandClass>>> = {
+  up: async () => (await import('./commands/up.js')).UpCommand,
+  migrate: async () => (await import('./commands/migrate.js')).MigrateCommand,
+  seed: async () => (await import('./commands/seed.js')).SeedCommand,
+  'mint-key': async () => (await import('./commands/mint-key.js')).MintKeyCommand,
+  'grouping-upgrade': async () => (await import('./commands/grouping-upgrade.js')).GroupingUpgradeCommand,
+  ingress: async () => (await import('./commands/ingress.js')).IngressCommand,
+  worker: async () => (await import('./commands/worker.js')).WorkerCommand,
+  'all-in-one': async () => (await import('./commands/all-in-one.js')).AllInOneCommand,
+  'dead-letters': async () => (await import('./commands/dead-letters.js')).DeadLettersCommand,
+  'check-investigations': async () => (await import('./commands/check-investigations.js')).CheckInvestigationsCommand,
+}
+
+const args = process.argv.slice(2)
+const asked = args[0] !== undefined ? COMMANDS[args[0]] : undefined
 const cli = new Cli({ binaryLabel: 'svc', binaryName: 'svc', binaryVersion: '0.1.0' })
-for (const command of [UpCommand, MigrateCommand, SeedCommand, MintKeyCommand, GroupingUpgradeCommand, IngressCommand, WorkerCommand, AllInOneCommand, DeadLettersCommand, CheckInvestigationsCommand]) cli.register(command)
+for (const load of asked ? [asked] : Object.values(COMMANDS)) cli.register(await load())
 cli.register(Builtins.HelpCommand)
 cli.register(Builtins.VersionCommand)
 
-process.exitCode = await cli.run(process.argv.slice(2))
+process.exitCode = await cli.run(args)

@@ -8,13 +8,16 @@ import { createDb } from '../../shared/db.js'
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../shared/embedded/index.js'
 import { migrate } from '../../shared/migrate.js'
 import { createObjectStore } from '../../shared/object-store.js'
+import { createOrm } from '../../shared/orm.js'
 import { loadConfiguredPlugins, loadModelPlugin } from '../../shared/plugins/loader.js'
 import { createRedis, streamKeys } from '../../shared/redis.js'
 import { applySeed } from '../../shared/seed.js'
+import { INVESTIGATOR_ENTITIES } from '../../services/investigator/store/entities.js'
 import { startWorker } from '../../services/worker/index.js'
 import { loadFixes } from '../../services/worker/fixes.js'
 import { loadContext, tellReady, untilSignal } from '../context.js'
 import { startFront } from '../front/index.js'
+import { oauthWarnings } from '../../services/web/dashboard/oauth-settings.js'
 
 type Stop = () => Promise<unknown>
 
@@ -25,6 +28,7 @@ export class AllInOneCommand extends Command {
   async execute(): Promise<number> {
     const ctx = loadContext('all-in-one')
     const { config, log } = ctx
+    for (const warning of oauthWarnings(config)) log.warn(warning)
     if (!config.redisUrl) {
       this.context.stderr.write('svc all-in-one: REDIS_URL is not set. Run "svc up", which starts Redis and this command together.\n')
       return 2
@@ -49,9 +53,12 @@ export class AllInOneCommand extends Command {
       const objects = await createObjectStore(config.objectStore, log)
       const plugins = await loadConfiguredPlugins(config, log)
       const tools = { model: await loadModelPlugin(config, log), codehost: plugins.codehost }
-      const worker = await startWorker({ db, objects, redis, keys, log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts, investigations: config.investigations, tools, fixes: await loadFixes(config, log) })
+      // One ORM for the investigator and the web side: both borrow PGlite's one connection anyway.
+      const orm = await createOrm(db, INVESTIGATOR_ENTITIES)
+      stops.push(() => orm.close())
+      const worker = await startWorker({ db, objects, redis, keys, log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts, investigations: config.investigations, tools, fixes: await loadFixes(config, log), orm })
       stops.push(() => worker.stop())
-      const ingress = await startFront({ db, objects, redis, keys, log, config, plugins, port: config.ingestionPort, host: config.ingestionHost })
+      const ingress = await startFront({ db, objects, redis, keys, log, config, plugins, port: config.ingestionPort, host: config.ingestionHost, orm })
       stops.push(() => ingress.stop())
       tellReady()
       await untilSignal(log)

@@ -1,12 +1,7 @@
 /** svc ingress: run the HTTP ingress alone (compose and fleets), on SVC_INGRESS_THREADS threads. */
 import { Command } from 'clipanion'
-import { createDb } from '../../shared/db.js'
-import { createObjectStore } from '../../shared/object-store.js'
-import { createRedis, streamKeys } from '../../shared/redis.js'
 import { loadContext, requireExternal, tellReady, untilSignal } from '../context.js'
-import { startFront } from '../front/index.js'
 import { startIngressThreads } from '../ingress-threads.js'
-import { loadConfiguredPlugins } from '../../shared/plugins/loader.js'
 import { oauthWarnings } from '../../services/web/dashboard/oauth-settings.js'
 
 export class IngressCommand extends Command {
@@ -29,6 +24,14 @@ export class IngressCommand extends Command {
         return 1
       }
     }
+    // Imported only here: with several threads, each thread loads them and this process only waits.
+    const [{ createDb }, { createObjectStore }, { createRedis, streamKeys }, { startFront }, { loadConfiguredPlugins }] = await Promise.all([
+      import('../../shared/db.js'),
+      import('../../shared/object-store.js'),
+      import('../../shared/redis.js'),
+      import('../front/index.js'),
+      import('../../shared/plugins/loader.js'),
+    ])
     const db = createDb(databaseUrl, { applicationName: 'svc-ingress', log })
     const redis = createRedis(redisUrl, { enableAutoPipelining: true }, log)
     try {

@@ -2,16 +2,16 @@
  * svc up (npm start): the whole service on one machine. Redis is spawned unless REDIS_URL is set.
  * Without DATABASE_URL every actor runs in one supervised process on the embedded PGlite database
  * (PGlite has one owner); with DATABASE_URL the worker and the ingress run as supervised processes
- * of their own, so one that crashes is restarted while the other keeps serving.
+ * of their own, so one that crashes is restarted while the other keeps serving. This process only
+ * supervises, for as long as the service runs: it loads no service code (the parts warn about their
+ * own settings) and no database client unless it migrates an external database.
  */
 import { Command } from 'clipanion'
-import { createDb } from '../../shared/db.js'
-import { startEmbeddedRedis } from '../../shared/embedded/index.js'
-import { migrate } from '../../shared/migrate.js'
+// Not shared/embedded/index.js: that would load PGlite, which only the all-in-one part opens.
+import { startEmbeddedRedis } from '../../shared/embedded/redis.js'
 import { applySeed, SEED_INGEST_KEY } from '../../shared/seed.js'
 import { loadContext, untilSignal, type Context } from '../context.js'
 import { Supervisor, type PartSpec } from '../supervisor.js'
-import { oauthWarnings } from '../../services/web/dashboard/oauth-settings.js'
 
 type Stop = () => Promise<unknown>
 
@@ -21,7 +21,6 @@ export class UpCommand extends Command {
 
   async execute(): Promise<number> {
     const ctx = loadContext('up')
-    for (const warning of oauthWarnings(ctx.config)) ctx.log.warn(warning)
     const stops: Stop[] = []
     try {
       let redisUrl = ctx.config.redisUrl
@@ -50,6 +49,7 @@ export class UpCommand extends Command {
 async function parts({ config }: Context, redisUrl: string): Promise<PartSpec[]> {
   const env = { ...process.env, REDIS_URL: redisUrl }
   if (!config.databaseUrl) return [{ name: 'all-in-one', args: ['all-in-one'], env }]
+  const [{ createDb }, { migrate }] = await Promise.all([import('../../shared/db.js'), import('../../shared/migrate.js')])
   const db = createDb(config.databaseUrl, { max: 2, applicationName: 'svc-up' })
   try {
     await migrate(db)

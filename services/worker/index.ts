@@ -35,6 +35,11 @@ export interface WorkerDeps {
   tools?: Tools
   /** The fix stage's sandbox, template and command limits (none: every fix stops saying so). */
   fixes?: InvestigatorDeps['fixes']
+  /**
+   * The ORM the investigator works through; the caller keeps it open and closes it (the
+   * all-in-one process shares one with the web side). Absent, the worker opens its own.
+   */
+  orm?: Orm
 }
 
 export interface Worker {
@@ -59,7 +64,8 @@ export async function startWorker(deps: WorkerDeps): Promise<Worker> {
     for (const group of groups) await ensureGroup(deps.redis, stream, group)
   }
   // The ORM serves the actors that own domain tables (the investigator); opened only for them.
-  const orm = deps.services.includes('investigator') ? await createOrm(deps.db, INVESTIGATOR_ENTITIES) : undefined
+  const ownOrm = deps.orm === undefined && deps.services.includes('investigator') ? await createOrm(deps.db, INVESTIGATOR_ENTITIES) : undefined
+  const orm = deps.orm ?? ownOrm
   const services = deps.services.map((name) => FACTORIES[name](deps, () => orm!))
   for (const service of services) await service.start()
   const trimmer = new StreamTrimmer({ redis: deps.redis, streams: streamTopology(deps.keys).map((s) => s.stream) })
@@ -79,7 +85,7 @@ export async function startWorker(deps: WorkerDeps): Promise<Worker> {
       unwatch()
       trimmer.stop()
       await Promise.all(services.map((s) => s.stop()))
-      await orm?.close()
+      await ownOrm?.close()
     },
   }
 }
