@@ -5,21 +5,8 @@
  * a fresh lease, together with what the kind moves beside it (the issue's status).
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { JobClaim, JobRow } from './job-kind.js'
+import type { ClaimOptions, JobClaim, JobRow } from './job-kind.js'
 import type { LeasedRecord } from './leased-record.js'
-
-export interface ClaimOptions<Row> {
-  /** false: claimed only to stop it (the sweeper's lease_lost, a stop before any work). */
-  countAttempt?: boolean
-  maxAttempts?: number
-  /** The row as the caller read it in em: claimed without reading it again. */
-  loaded?: { em: EntityManager; row: Row }
-  /**
-   * The claim is written with the record's next write, in its transaction (a stop before any work:
-   * claim and end in one transaction); a claim that lost its race fails that write (RunTakenOver).
-   */
-  deferred?: boolean
-}
 
 export interface ClaimSpec<Row extends JobRow, Rec> {
   finalStates: readonly string[]

@@ -5,9 +5,9 @@
  * sweep, the fleet-wide periodic sweeper and the hosted service come from here.
  */
 export { jobStream, type JobStream } from './job-stream.js'
-export type { JobClaim, JobGrant, JobKind, JobRecord, JobRow } from './job-kind.js'
+export type { ClaimOptions, JobClaim, JobGrant, JobKind, JobRecord, JobRow } from './job-kind.js'
 export { LeasedRecord, RunTakenOver } from './leased-record.js'
-export { claimRow, type ClaimOptions, type ClaimSpec } from './claim.js'
+export { claimRow, type ClaimSpec } from './claim.js'
 export { FleetSlots } from './slots.js'
 export { keepRenewing, waitForSlot } from './keepers.js'
 export { settleJobError, type FailedJob } from './settle.js'

@@ -7,7 +7,6 @@
 import type { EntityName } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Orm } from '../orm.js'
-import type { ClaimOptions } from './claim.js'
 
 /** The columns every leased job row has. */
 export interface JobRow {
@@ -26,6 +25,20 @@ export interface JobRecord<End> {
   renew(): Promise<void>
   requeue(leaseMs?: number): Promise<void>
   finish(end: End, durationMs: number): Promise<void>
+}
+
+/** How a claim is made (claim.ts). */
+export interface ClaimOptions<Row> {
+  /** false: claimed only to stop it (the sweeper's lease_lost, a stop before any work). */
+  countAttempt?: boolean
+  maxAttempts?: number
+  /** The row as the caller read it in em: claimed without reading it again. */
+  loaded?: { em: EntityManager; row: Row }
+  /**
+   * The claim is written with the record's next write, in its transaction (a stop before any work:
+   * claim and end in one transaction); a claim that lost its race fails that write (RunTakenOver).
+   */
+  deferred?: boolean
 }
 
 export type JobClaim<Rec> = { status: 'claimed'; record: Rec } | { status: 'finished' | 'missing' | 'spent' | 'held' }
