@@ -58,8 +58,9 @@ export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[
   const groupingOf = await versions.of(envelopes.map((envelope) => envelope.projectId))
   const prepared: Prepared[] = []
   // One bug reported by many users arrives as many events with the same error and stack: within a
-  // batch, each distinct error is parsed, symbolicated and fingerprinted once.
-  const groupings = new Map<string, Grouped>()
+  // batch, each distinct error is parsed, symbolicated and fingerprinted once. Keyed by the stack
+  // first, then by the rest: a key holding the stack was a copy of it per event, and hashing it twice.
+  const groupings = new Map<string, Map<string, Grouped>>()
   for (const envelope of envelopes) {
     const read = readEvent(envelope.body)
     if (!read) {
@@ -72,8 +73,12 @@ export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[
     const project = groupingOf.get(envelope.projectId)!
     // Everything grouping reads: the error, the page's origin (in-app frames) and, for
     // symbolication, the project, release and debug ids.
-    const sameError = JSON.stringify([envelope.projectId, event.release ?? null, event.debug_ids ?? null, input.type, input.message, input.stack, pageOrigin(input.url) ?? null, input.thrown ?? null, failedRequest ?? null])
-    let grouping = groupings.get(sameError)
+    const sameError = JSON.stringify([envelope.projectId, event.release ?? null, event.debug_ids ?? null, input.type, input.message, pageOrigin(input.url) ?? null, input.thrown ?? null, failedRequest ?? null])
+    // A stack that is not text (a hand-made body) is marked by a NUL no stored text holds (readEvent).
+    const sameStack = typeof input.stack === 'string' ? input.stack : `\u0000${JSON.stringify(input.stack ?? null)}`
+    let ofStack = groupings.get(sameStack)
+    if (!ofStack) groupings.set(sameStack, (ofStack = new Map()))
+    let grouping = ofStack.get(sameError)
     if (!grouping) {
       // Symbolicated frames, when the project uploaded maps: grouping then keys on the original code.
       const frames = symbolicator
@@ -83,7 +88,7 @@ export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[
       // One more fingerprint, for upgraded projects only: the error may belong to an open issue of the old version.
       const previousFingerprint = project.previous === undefined ? undefined : groupEvent({ ...input, frames, statementOf: symbolicator?.statementOf }, project.previous).fingerprint
       grouping = { ...result, previousFingerprint, json: JSON.stringify({ version: result.version, fingerprint: result.fingerprint, culprit: result.culprit, stack_note: result.stackNote, frames: result.frames }) }
-      groupings.set(sameError, grouping)
+      ofStack.set(sameError, grouping)
     }
     // Noise is stored like any event (Events 1), in an issue marked as noise.
     if (grouping.drop) outcome.noise++

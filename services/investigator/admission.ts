@@ -38,9 +38,12 @@ export async function admit(deps: AdmissionDeps, changes: readonly IssueChange[]
     for (const release of change.releases) set.add(release)
     releases.set(change.issueId, set)
   }
-  const { qualifying, notes } = await sortIssues(deps, [...releases.keys()])
+  // An issue whose latest investigation did not find the cause in the code waits for a person
+  // (Investigate again): nothing the stream says can start another, so it is not counted at all.
+  const latest = await latestOutcomes(deps.orm.em.fork() as EntityManager, [...releases.keys()])
+  const open = [...releases.keys()].filter((id) => mayStart(latest.get(id), releases.get(id)!))
+  const { qualifying, notes } = await sortIssues(deps, open)
   const admitted: AdmitRequest[] = []
-  const latest = await latestOutcomes(deps.orm.em.fork() as EntityManager, qualifying.map((issue) => issue.id))
   for (const issue of qualifying) {
     const trigger = await triggerFor(deps, issue.id, latest.get(issue.id), releases.get(issue.id)!)
     if (!trigger) continue
@@ -114,6 +117,12 @@ async function latestOutcomes(em: EntityManager, issueIds: string[]): Promise<Ma
     [JSON.stringify(issueIds)],
   )
   return new Map(rows.map((row) => [row.issue_id, { outcome: row.outcome, release: row.release, finishedAt: row.finished_at === null ? null : new Date(row.finished_at) }]))
+}
+
+/** Whether the stream may start an investigation of the issue: never investigated, or its cause found and a release named that it did not look at. */
+function mayStart(latest: LatestOutcome | undefined, releases: Set<string>): boolean {
+  if (!latest) return true
+  return latest.outcome === 'investigated' && latest.finishedAt !== null && [...releases].some((release) => release !== latest.release)
 }
 
 /** auto for an issue never investigated, regression for one that came back, else undefined. */

@@ -31,7 +31,8 @@ export async function claimRow<Row extends JobRow, Rec extends LeasedRecord<Row>
     if (options.countAttempt !== false) held.attempts += 1
     held.startedAt = new Date()
     held.leaseUntil = new Date(Date.now() + spec.leaseMs)
-    await spec.claimed(tx, held)
+    // A deferred claim rides with the write that ends the job, which moves what follows the row itself.
+    if (!options.deferred) await spec.claimed(tx, held)
   }
   if (options.deferred) record.defer(claim)
   else await record.write(claim)
