@@ -32,10 +32,21 @@ function occurredAt(envelope: EventEnvelope, event: ErrorEvent): Date {
   return new Date(Number.isFinite(reported) && reported <= envelope.receivedAt + 60_000 ? reported : envelope.receivedAt)
 }
 
+/** Keys computed lately: a user sends many events, and a SHA-256 per event cost a few percent of the worker's time per event. */
+const userKeys = new Map<string, string>()
+const MAX_USER_KEYS = 10_000
+
 /** A stable, non-reversible per-project user identity (raw ids and emails are not kept as keys). */
 function userKey(envelope: EventEnvelope, event: ErrorEvent): string | null {
   const user = event.user
   const identity = user?.id ?? user?.email ?? user?.username
   if (!identity) return null
-  return createHash('sha256').update(`${envelope.projectId}:${identity}`).digest('base64url').slice(0, 22)
+  const plain = `${envelope.projectId}:${identity}`
+  let key = userKeys.get(plain)
+  if (key === undefined) {
+    key = createHash('sha256').update(plain).digest('base64url').slice(0, 22)
+    if (userKeys.size >= MAX_USER_KEYS) userKeys.clear()
+    userKeys.set(plain, key)
+  }
+  return key
 }
