@@ -55,9 +55,19 @@ export function streamKeys(prefix: string) {
     investigations: `${prefix}stream:investigations`,
     /** One entry per fix to build (the fix's id); job state lives in PostgreSQL. */
     fixes: `${prefix}stream:fixes`,
+    /** One entry per accepted recording chunk (its metadata; the bytes are in the object store). */
+    recordings: `${prefix}stream:recordings`,
+    /**
+     * Chunk objects written but not yet recorded in PostgreSQL: object key → when it was written
+     * (ms). The recorder removes a key once its row is stored; the retention sweep deletes the
+     * objects of keys left here for a day (a put whose metadata never arrived).
+     */
+    recordingPuts: `${prefix}recordings:puts`,
     /** The fleet-wide investigation slots (INVESTIGATION_MAX_CONCURRENT): holder → lease expiry. */
     investigationSlots: `${prefix}investigator:slots`,
     rateLimit: (keyId: string, window: number) => `${prefix}rl:ev:${keyId}:${window}`,
+    /** Fixed-window counters of recording chunks per project: count and bytes. */
+    recordingRateLimit: (projectId: string, what: 'n' | 'b', window: number) => `${prefix}rl:rec:${what}:${projectId}:${window}`,
     /** Fixed-window counters of the setup-session API (scope: reg by address, call by session). */
     agentRateLimit: (scope: 'reg' | 'call', subject: string, window: number) => `${prefix}rl:agent:${scope}:${subject}:${window}`,
     /** Long polls a setup session holds now. */

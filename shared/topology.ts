@@ -11,6 +11,8 @@ export const GROUPS = Object.freeze({
   investigator: 'investigator',
   /** Fixes: builds them in a sandbox and delivers their pull requests. */
   fixer: 'fixer',
+  /** Recordings: stores each accepted chunk's metadata in PostgreSQL. */
+  recorder: 'recorder',
 })
 
 /**
@@ -23,5 +25,6 @@ export function streamTopology(keys: StreamKeys): ReadonlyArray<{ name: string; 
     { name: 'issue-changes', stream: keys.issueChanges, groups: [GROUPS.admission] },
     { name: 'investigations', stream: keys.investigations, groups: [GROUPS.investigator] },
     { name: 'fixes', stream: keys.fixes, groups: [GROUPS.fixer] },
+    { name: 'recordings', stream: keys.recordings, groups: [GROUPS.recorder] },
   ]
 }
