@@ -73,6 +73,12 @@ export interface Limits {
   readonly maxEventBytes: number
   /** Largest source-map upload, counted after decompression. */
   readonly maxSourceMapBytes: number
+  /** Largest recording chunk, counted after decompression (docs/recordings.md). */
+  readonly maxRecordingChunkBytes: number
+  /** Recording chunks accepted per project per minute before 429. */
+  readonly recordingChunksPerMinute: number
+  /** Recording bytes (decompressed) accepted per project per minute before 429. */
+  readonly recordingBytesPerMinute: number
 }
 
 /** Agent setup sessions (spec "Setup session"; lifetimes and rates the spec leaves open). */
@@ -175,6 +181,13 @@ export function loadConfig(env: Env = readEnv()): Config {
       maxEventBytes: 1024 * 1024,
       // Maps with inlined sources of a large app reach tens of MiB; past this, split the bundle.
       maxSourceMapBytes: 50 * 1024 * 1024,
+      // A chunk is 30 s of a page (the SDK's flush), usually tens of KiB gzipped; 5 MiB holds a
+      // large first snapshot.
+      maxRecordingChunkBytes: 5 * 1024 * 1024,
+      // 100 chunks a second per project: a few thousand tabs recording at once. The byte limit is
+      // at least one chunk, so a window always takes its first chunk.
+      recordingChunksPerMinute: int(env, 'SVC_RECORDING_CHUNKS_PER_MINUTE', 6000, 1),
+      recordingBytesPerMinute: int(env, 'SVC_RECORDING_MB_PER_MINUTE', 512, 5) * 1024 * 1024,
     },
     setup: {
       // Two hours: long enough for a person to notice the link and for the agent to install the
