@@ -1,5 +1,5 @@
 /**
- * Where large blobs go (source maps now, recordings later): put and get by key, served by an
+ * Where large blobs go (source maps, recording chunks): put, get and delete by key, served by an
  * objectstore plugin. objectstore-fs (a local folder, SVC_OBJECT_DIR) is the default;
  * objectstore-s3 is chosen when S3_ENDPOINT is set. Services see only ObjectStore.
  */
@@ -11,8 +11,11 @@ import { ObjectStoreUnavailable, type ObjectStorePlugin } from './plugins/types.
 
 export { ObjectStoreUnavailable }
 
-/** A store of objects by key; get answers undefined for a missing key, both throw ObjectStoreUnavailable when the store cannot be used. */
-export type ObjectStore = Pick<ObjectStorePlugin, 'put' | 'get'>
+/**
+ * A store of objects by key; get answers undefined for a missing key, delete ignores one, and each
+ * throws ObjectStoreUnavailable when the store cannot be used.
+ */
+export type ObjectStore = Pick<ObjectStorePlugin, 'put' | 'get' | 'delete'>
 
 /** The variable behind each setting, so a bad one is reported with what to fix. */
 const SETTING_SOURCES = Object.freeze({

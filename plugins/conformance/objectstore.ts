@@ -2,7 +2,8 @@
  * The conformance suite for objectstore plugins: any plugin of kind objectstore, ours or a
  * stranger's, runs it against a store its test provides (see plugins/README.md). It covers the
  * put/get contract byte for byte (binary, empty, several MiB), missing keys, overwrites,
- * concurrent writers, the key shape, and that a store that cannot be used throws
+ * concurrent writers, deletes (missing keys, more than one request's worth), the key shape, and
+ * that a store that cannot be used throws
  * ObjectStoreUnavailable with a message that carries no secret, in errors and log lines alike.
  */
 import { createHash, randomBytes } from 'node:crypto'
@@ -95,18 +96,48 @@ export async function objectStoreConformance(t: Test, module: unknown, harness: 
     t.ok(bodies.some((body) => body.equals(winner ?? Buffer.alloc(0))), 'exactly one writer’s bytes, never a mix or a truncation')
   })
 
+  await t.test('delete removes the objects named; a key with no object, a prefix of others and an empty list are no error', async (t) => {
+    for (const name of ['a', 'b', 'kept', 'dir/inner']) await store.put(`${run}/delete/${name}.bin`, Buffer.from(name))
+    await store.delete([`${run}/delete/a.bin`, `${run}/delete/b.bin`, `${run}/delete/never-put.bin`, `${run}/delete/dir`])
+    t.equal(await store.get(`${run}/delete/a.bin`), undefined, 'get answers undefined for a deleted object')
+    t.equal(await harness.stored(`${run}/delete/b.bin`), undefined, 'and the store itself no longer holds it')
+    t.equal((await store.get(`${run}/delete/kept.bin`))?.toString(), 'kept', 'an object not named stays')
+    t.equal((await store.get(`${run}/delete/dir/inner.bin`))?.toString(), 'dir/inner', 'so do the objects under a prefix named')
+    await t.resolves(store.delete([`${run}/delete/a.bin`]), 'deleting again is no error')
+    await t.resolves(store.delete([]), 'nor is deleting nothing')
+    await store.delete([`${run}/delete/kept.bin`, `${run}/delete/dir/inner.bin`])
+    await store.put(`${run}/delete/dir/inner.bin`, Buffer.from('again'))
+    t.equal((await store.get(`${run}/delete/dir/inner.bin`))?.toString(), 'again', 'a key can be put again once its neighbours are all gone')
+  })
+
+  await t.test('a delete of more keys than one request takes (S3: 1,000) removes every one', async (t) => {
+    const keys = Array.from({ length: 1005 }, (_, i) => `${run}/bulk/${String(i).padStart(4, '0')}.bin`)
+    for (let i = 0; i < keys.length; i += 32) await Promise.all(keys.slice(i, i + 32).map((key) => store.put(key, Buffer.from(key))))
+    t.ok((await harness.stored(keys.at(-1)!))?.equals(Buffer.from(keys.at(-1)!)), 'the objects were there')
+    await store.delete(keys)
+    const left: string[] = []
+    for (let i = 0; i < keys.length; i += 32) {
+      const read = await Promise.all(keys.slice(i, i + 32).map((key) => harness.stored(key)))
+      read.forEach((body, j) => body !== undefined && left.push(keys[i + j]!))
+    }
+    t.same(left, [], 'none is left')
+  })
+
   await t.test('refuses keys outside the key shape before touching the store', async (t) => {
+    await store.put(`${run}/shape-kept.map`, Buffer.from('kept'))
     for (const key of ['', '/absolute', '../escape', 'a/../../escape', 'a//b', 'trailing/', '.hidden', 'space in key', 'a\\b']) {
       await t.rejects(store.put(key, Buffer.from('x')), `put ${JSON.stringify(key)}`)
       await t.rejects(store.get(key), `get ${JSON.stringify(key)}`)
+      await t.rejects(store.delete([`${run}/shape-kept.map`, key]), `delete ${JSON.stringify(key)}`)
     }
+    t.equal((await store.get(`${run}/shape-kept.map`))?.toString(), 'kept', 'a delete with one bad key removes none')
   })
 
   for (const outage of harness.outages()) {
-    await t.test(`${outage.what}: put, get and check throw ObjectStoreUnavailable saying what to check, without secrets`, async (t) => {
+    await t.test(`${outage.what}: put, get, delete and check throw ObjectStoreUnavailable saying what to check, without secrets`, async (t) => {
       const broken = await create(await outage.start())
       t.teardown(() => outage.end())
-      // Settled as they start: all three run at once, and none is left rejecting unobserved.
+      // Settled as they start: all four run at once, and none is left rejecting unobserved.
       const settle = (attempt: Promise<unknown>): Promise<unknown> =>
         attempt.then(
           () => undefined,
@@ -115,6 +146,7 @@ export async function objectStoreConformance(t: Test, module: unknown, harness: 
       const attempts: Array<[string, Promise<unknown>]> = [
         ['put', settle(broken.put(`${run}/during-outage.map`, Buffer.from('{}')))],
         ['get', settle(broken.get(`${run}/binary.bin`))],
+        ['delete', settle(broken.delete([`${run}/binary.bin`]))],
         ['check', settle(broken.check())],
       ]
       for (const [what, attempt] of attempts) {

@@ -53,6 +53,20 @@ export function unavailableFrom(error: unknown, address: StoreAddress, doing: st
   return new ObjectStoreUnavailable(`Could not ${doing}: ${answered}. Check S3_ENDPOINT, S3_REGION and S3_BUCKET.`, 'misconfigured')
 }
 
+/**
+ * The ObjectStoreUnavailable for a DeleteObjects answer that listed keys it could not delete
+ * (S3 answers 200 and names each failure): refused ones mean a key pair without the right to
+ * delete, anything else a store in trouble.
+ */
+export function unavailableFromDeleteErrors(failed: ReadonlyArray<{ readonly Code?: string }>, asked: number, address: StoreAddress): ObjectStoreUnavailable {
+  const codes = [...new Set(failed.map((e) => safeCode(e.Code) ?? 'unknown'))].join(', ')
+  const doing = `Could not delete ${failed.length} of ${asked} objects: the S3 object store at ${address.origin} answered ${codes}`
+  if (failed.some((e) => e.Code !== undefined && REFUSED.has(e.Code))) {
+    return new ObjectStoreUnavailable(`${doing}. Check that the key pair may delete objects in the bucket "${address.bucket}".`, 'misconfigured')
+  }
+  return new ObjectStoreUnavailable(`${doing}. It may be down or overloaded; try again shortly.`, 'down')
+}
+
 /** An error code as S3 or Node spell them (letters, digits, dot, dash, underscore), else nothing: no free text reaches a message. */
 function safeCode(value: string | undefined): string | undefined {
   return typeof value === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(value) ? value : undefined

@@ -2,10 +2,10 @@
  * Objects in one S3 bucket through @aws-sdk/client-s3: any S3-compatible store (AWS, MinIO,
  * R2, Ceph). PUT replaces an object whole, so readers never see half of one.
  */
-import { GetObjectCommand, HeadBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
+import { DeleteObjectsCommand, GetObjectCommand, HeadBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import { OBJECT_KEY, type ObjectStorePlugin } from '../../shared/plugins/types.js'
 import { MINUTE, SECOND } from '../../shared/time.js'
-import { unavailableFrom, type StoreAddress } from './s3-errors.js'
+import { unavailableFrom, unavailableFromDeleteErrors, type StoreAddress } from './s3-errors.js'
 
 /**
  * Longest each operation may take, retries included. A store that accepts connections and then
@@ -13,7 +13,9 @@ import { unavailableFrom, type StoreAddress } from './s3-errors.js'
  * idle timeout in turn. A put may carry 50 MiB; a get sits on the grouper's path; a check only
  * delays start-up.
  */
-const DEADLINE = { put: 2 * MINUTE, get: 20 * SECOND, check: 10 * SECOND } as const
+const DEADLINE = { put: 2 * MINUTE, get: 20 * SECOND, delete: 30 * SECOND, check: 10 * SECOND } as const
+/** Keys per DeleteObjects request: the most S3 takes in one. */
+const DELETE_BATCH = 1000
 
 /** Settings after the loader applied the schema's defaults. */
 export interface S3Settings {
@@ -66,6 +68,22 @@ export function s3Store(settings: S3Settings): ObjectStorePlugin {
       } catch (error) {
         if ((error as { name?: string }).name === 'NoSuchKey') return undefined
         throw unavailableFrom(error, address, `read object ${key}`)
+      }
+    },
+    async delete(keys) {
+      keys.forEach(checkKey)
+      for (let i = 0; i < keys.length; i += DELETE_BATCH) {
+        const batch = keys.slice(i, i + DELETE_BATCH)
+        let answer
+        try {
+          // Quiet: the answer lists only the keys that failed. A key with no object counts as deleted.
+          const request = { Bucket: settings.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }
+          answer = await client.send(new DeleteObjectsCommand(request), { abortSignal: AbortSignal.timeout(DEADLINE.delete) })
+        } catch (error) {
+          throw unavailableFrom(error, address, `delete ${batch.length} objects`)
+        }
+        const failed = (answer.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey')
+        if (failed.length > 0) throw unavailableFromDeleteErrors(failed, batch.length, address)
       }
     },
     async check() {

@@ -155,12 +155,18 @@ export class ObjectStoreUnavailable extends Error {
  */
 export const OBJECT_KEY = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/i
 
-/** Where large blobs (source maps, later recordings) are kept: put and get by key. */
+/** Where large blobs (source maps, recording chunks) are kept: put, get and delete by key. */
 export interface ObjectStorePlugin {
   /** Stores body under key, replacing any object there; a reader never sees half an object. Throws ObjectStoreUnavailable when the store cannot be used. */
   put(key: string, body: Buffer): Promise<void>
   /** The object under key, or undefined when there is none. Throws ObjectStoreUnavailable when the store cannot be used. */
   get(key: string): Promise<Buffer | undefined>
+  /**
+   * Removes the objects under keys (any number; a store batches them as it needs). A key with no
+   * object is no error, so a delete can be repeated. Every key is checked before any is removed.
+   * Throws ObjectStoreUnavailable when the store cannot be used.
+   */
+  delete(keys: readonly string[]): Promise<void>
   /** Proves the store can be used now (reachable, bucket or folder there, writable); throws ObjectStoreUnavailable saying what to fix. */
   check(): Promise<void>
 }

@@ -1,6 +1,6 @@
 /**
  * An S3 stand-in on 127.0.0.1 for tests: node:http speaking the part of the S3 REST API that
- * objectstore-s3 uses (path-style PUT, GET and HEAD of objects, HEAD of a bucket), with S3's
+ * objectstore-s3 uses (path-style PUT, GET and HEAD of objects, HEAD of a bucket, DeleteObjects), with S3's
  * XML errors. Every request must carry an AWS Signature Version 4 Authorization header for the
  * configured key pair, and the signature is checked, so a client that signs with the wrong
  * secret, region or payload hash is refused as S3 would refuse it. Controls make it answer 500,
@@ -92,6 +92,7 @@ export async function startS3Loopback(options: { bucket?: string; region?: strin
     if (!objects) return error(404, 'NoSuchBucket', 'The specified bucket does not exist', { BucketName: name })
     if (key === '') {
       if (req.method === 'HEAD') return { status: 200, headers: { 'x-amz-bucket-region': region } }
+      if (req.method === 'POST' && new URLSearchParams((req.url ?? '').split('?')[1] ?? '').has('delete')) return deleteObjects(objects, body.toString('utf8'))
       return error(501, 'NotImplemented', 'A header you provided implies functionality that is not implemented')
     }
     if (req.method === 'PUT') {
@@ -141,6 +142,24 @@ function error(status: number, code: string, message: string, extra: Record<stri
   const fields = Object.entries(extra).map(([name, value]) => `<${name}>${escapeXml(value)}</${name}>`).join('')
   const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${escapeXml(message)}</Message>${fields}<RequestId>${randomBytes(8).toString('hex').toUpperCase()}</RequestId><HostId>loopback</HostId></Error>`
   return { status, code, headers: { 'Content-Type': 'application/xml' }, body: Buffer.from(xml) }
+}
+
+/** DeleteObjects: removes each <Key> of the XML body (a missing one counts as deleted); a quiet request hears only of failures, of which there are none. */
+function deleteObjects(objects: Map<string, Buffer>, xml: string): Answer {
+  const keys = [...xml.matchAll(/<Key>([^<]*)<\/Key>/g)].map((m) => unescapeXml(m[1]!))
+  if (!xml.includes('<Delete') || keys.length === 0 || keys.length > 1000) return error(400, 'MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema')
+  for (const key of keys) objects.delete(key)
+  const deleted = /<Quiet>true<\/Quiet>/.test(xml) ? '' : keys.map((key) => `<Deleted><Key>${escapeXml(key)}</Key></Deleted>`).join('')
+  const result = `<?xml version="1.0" encoding="UTF-8"?>\n<DeleteResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${deleted}</DeleteResult>`
+  return { status: 200, headers: { 'Content-Type': 'application/xml' }, body: Buffer.from(result) }
+}
+
+function unescapeXml(value: string): string {
+  return value.replace(/&(#(\d+)|#x([0-9a-f]+)|amp|lt|gt|quot|apos);/gi, (entity, _: string, dec?: string, hex?: string) => {
+    if (dec) return String.fromCodePoint(Number(dec))
+    if (hex) return String.fromCodePoint(parseInt(hex, 16))
+    return { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'" }[entity.toLowerCase()] ?? entity
+  })
 }
 
 function send(req: IncomingMessage, res: ServerResponse, answer: Answer): void {

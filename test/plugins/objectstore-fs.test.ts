@@ -40,11 +40,37 @@ t.test('writes leave no temporary files behind, even when many writers race for 
   t.match((await store.get('projects/p/sourcemaps/same.map'))?.toString(), /^version \d+$/)
 })
 
+t.test('a delete removes the folders it empties, up to the store folder and no further', async (t) => {
+  const folder = join(root, 'pruned')
+  const store = await loadPlugin('objectstore', 'objectstore-fs', { dir: folder }, { log: capturingLogger().log })
+  await store.put('recordings/p/r1/000000-a.json.gz', Buffer.from('a'))
+  await store.put('recordings/p/r1/000001-b.json.gz', Buffer.from('b'))
+  await store.put('recordings/p/r2/000000-c.json.gz', Buffer.from('c'))
+  await store.delete(['recordings/p/r1/000000-a.json.gz', 'recordings/p/r1/000001-b.json.gz'])
+  t.same(readdirSync(join(folder, 'recordings/p')), ['r2'], "r1's folder went with its last object; r2's stays")
+  await store.delete(['recordings/p/r2/000000-c.json.gz'])
+  t.same(readdirSync(folder), [], 'every folder the keys made is gone')
+  await store.put('recordings/p/r1/000002-d.json.gz', Buffer.from('d'))
+  t.equal((await store.get('recordings/p/r1/000002-d.json.gz'))?.toString(), 'd', 'and a later put makes them again')
+})
+
+t.test('a put beside an object being deleted lands, whichever removes or makes the folder first', async (t) => {
+  const store = await loadPlugin('objectstore', 'objectstore-fs', { dir: join(root, 'racing') }, { log: capturingLogger().log })
+  for (let i = 0; i < 50; i++) {
+    await store.put(`r/${i}/old.bin`, Buffer.from('old'))
+    await Promise.all([store.delete([`r/${i}/old.bin`]), store.put(`r/${i}/new.bin`, Buffer.from('new'))])
+    if ((await store.get(`r/${i}/new.bin`))?.toString() !== 'new') return t.fail(`round ${i}: the put was lost`)
+  }
+  t.pass('50 rounds, every put kept')
+})
+
 t.test('a key that is a folder of other keys, or runs through an object, is missing rather than an outage', async (t) => {
   const store = await loadPlugin('objectstore', 'objectstore-fs', { dir: join(root, 'shapes') }, { log: capturingLogger().log })
   await store.put('a/b.map', Buffer.from('x'))
   t.equal(await store.get('a'), undefined, 'a folder')
   t.equal(await store.get('a/b.map/c'), undefined, 'under an object')
+  await t.resolves(store.delete(['a', 'a/b.map/c']), 'and deleting either is no error')
+  t.equal((await store.get('a/b.map'))?.toString(), 'x', 'nor removes the object')
 })
 
 t.test('createObjectStore loads objectstore-fs when S3_ENDPOINT is unset, over SVC_OBJECT_DIR', async (t) => {
