@@ -1,6 +1,6 @@
 /** What the events, actors and environments tables need of one event. */
-import { createHash } from 'node:crypto'
 import type { ErrorEvent, EventEnvelope } from '../../shared/event.js'
+import { userKey } from '../../shared/user-key.js'
 import { admissionFacts } from './real-user.js'
 
 export interface EventFacts {
@@ -8,6 +8,8 @@ export interface EventFacts {
   release: string | null
   sessionId: string | null
   userKey: string | null
+  /** The session recording the event happened in (docs/recordings.md), when it names one as a UUID. */
+  recordingId: string | null
   occurredAt: Date
   /** How the event counts towards admission (real-user.ts): issue_actors.seen_kinds bits. */
   seenKinds: number
@@ -20,33 +22,17 @@ export function factsOf(envelope: EventEnvelope, event: ErrorEvent): EventFacts 
     environment: event.environment,
     release: event.release ?? null,
     sessionId: event.session_id ?? null,
-    userKey: userKey(envelope, event),
+    userKey: userKey(envelope.projectId, event.user),
+    recordingId: typeof event.recording_id === 'string' && UUID.test(event.recording_id) ? event.recording_id : null,
     occurredAt: occurredAt(envelope, event),
     ...admissionFacts(event.context?.user_agent, event.timestamp, envelope.receivedAt),
   }
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
 /** The reported time, unless the client's clock puts it in the future: then the receive time. */
 function occurredAt(envelope: EventEnvelope, event: ErrorEvent): Date {
   const reported = Date.parse(event.timestamp)
   return new Date(Number.isFinite(reported) && reported <= envelope.receivedAt + 60_000 ? reported : envelope.receivedAt)
-}
-
-/** Keys computed lately: a user sends many events, and a SHA-256 per event cost a few percent of the worker's time per event. */
-const userKeys = new Map<string, string>()
-const MAX_USER_KEYS = 10_000
-
-/** A stable, non-reversible per-project user identity (raw ids and emails are not kept as keys). */
-function userKey(envelope: EventEnvelope, event: ErrorEvent): string | null {
-  const user = event.user
-  const identity = user?.id ?? user?.email ?? user?.username
-  if (!identity) return null
-  const plain = `${envelope.projectId}:${identity}`
-  let key = userKeys.get(plain)
-  if (key === undefined) {
-    key = createHash('sha256').update(plain).digest('base64url').slice(0, 22)
-    if (userKeys.size >= MAX_USER_KEYS) userKeys.clear()
-    userKeys.set(plain, key)
-  }
-  return key
 }

@@ -161,15 +161,17 @@ async function insertEvents(client: pg.PoolClient, prepared: Prepared[], issueId
       rel: x.facts.release,
       s: x.facts.sessionId,
       u: x.facts.userKey,
+      // Left out when null (JSON.stringify drops undefined; a missing key reads as NULL): most events have none.
+      rec: x.facts.recordingId ?? undefined,
     }
     const head = JSON.stringify(columns)
     return `${head.slice(0, -1)},"g":${x.grouping.json},"b":${x.body}}`
   })
   const { rows: insertedRows } = await client.query<{ id: string }>(
-    `INSERT INTO events (id, project_id, issue_id, environment_id, occurred_at, received_at, release, session_id, user_key, grouping, payload)
-     SELECT id, p, i, e, o, r, rel, s, u, g, b
+    `INSERT INTO events (id, project_id, issue_id, environment_id, occurred_at, received_at, release, session_id, user_key, recording_id, grouping, payload)
+     SELECT id, p, i, e, o, r, rel, s, u, rec, g, b
      FROM json_to_recordset($1::json)
-       AS x(id uuid, p uuid, i uuid, e uuid, o timestamptz, r timestamptz, rel text, s text, u text, g json, b json)
+       AS x(id uuid, p uuid, i uuid, e uuid, o timestamptz, r timestamptz, rel text, s text, u text, rec uuid, g json, b json)
      ON CONFLICT (id) DO NOTHING
      RETURNING id`,
     // As bytes: pg sends a Buffer as it is (json's binary form is its text), where a string would be
