@@ -36,9 +36,12 @@ export function recordingFolder(projectId: string, recordingId: string): string 
   return `recordings/${projectId}/${recordingId}/`
 }
 
-/** A chunk's object key: seq, then 16 hex digits of the SHA-256 of the stored bytes. */
+/**
+ * A chunk's object key: seq padded to 6 digits (seq is below 10^6, so a listing of the folder is
+ * in seq order), then 16 hex digits of the SHA-256 of the stored bytes.
+ */
 export function chunkObjectKey(projectId: string, recordingId: string, seq: number, sha256Hex: string): string {
-  return `${recordingFolder(projectId, recordingId)}${seq}-${sha256Hex.slice(0, 16)}.json.gz`
+  return `${recordingFolder(projectId, recordingId)}${String(seq).padStart(6, '0')}-${sha256Hex.slice(0, 16)}.json.gz`
 }
 
 /** True for a key the recorder may delete: a chunk's, under the recordings folder. */

@@ -7,6 +7,7 @@ import { CataloguedError, type BodyError, type ErrorDetail, type ErrorSpec } fro
 export const INGEST_ERRORS = {
   invalid_json: { status: 400, message: 'The body is not valid JSON. Send one JSON object encoded as UTF-8.' },
   invalid_event: { status: 400, message: 'The event does not match the schema. Fix the field named in "field" and send it again.' },
+  invalid_recording: { status: 400, message: 'The recording chunk does not match the schema. Fix the field named in "field" and send the chunk again.' },
   key_missing: { status: 401, message: 'No X-API-Key header. Send the project\'s ingest key (svc_pk_…) in X-API-Key.' },
   key_malformed: { status: 401, message: 'The X-API-Key value is not a whole key: it may be truncated or edited. Copy the full ingest key again.' },
   key_unknown: { status: 401, message: 'The X-API-Key value matches no stored key (or it was revoked). Use a current ingest key from the project settings.' },

@@ -1,6 +1,7 @@
 /**
- * Starts ingestion's parts: the stream groups, the events queue, back-pressure and key
- * authentication. Its routes (routes.ts) go on the app the process composes (bin/front/).
+ * Starts ingestion's parts: the stream groups, the events queue, back-pressure, the recording
+ * intake and key authentication. Its routes (routes.ts) go on the app the process composes
+ * (bin/front/).
  */
 import type { Redis } from 'ioredis'
 import type { Config } from '../../shared/config.js'
@@ -14,13 +15,14 @@ import { GROUPS, streamTopology } from '../../shared/topology.js'
 import { BacklogMonitor } from './backlog-monitor.js'
 import { EventQueue } from './event-queue.js'
 import { KeyAuthenticator } from './key-auth.js'
+import { RecordingIntake } from './recording-intake.js'
 import type { IngestRouteDeps } from './routes.js'
 
 export { registerIngestRoutes, type IngestRouteDeps } from './routes.js'
 
 export interface IngestionOptions {
   db: Db
-  /** Where uploaded source maps go. */
+  /** Where uploaded source maps and recording chunks go. */
   objects: ObjectStore
   redis: Redis
   keys: StreamKeys
@@ -53,6 +55,16 @@ export async function startIngestion(options: IngestionOptions): Promise<Ingesti
   )
   await queueRedis.connect()
   const queue = new EventQueue(queueRedis, options.keys, limits.eventsPerKeyPerMinute)
+  // Recording chunks share the queue's connection, for the same reason: refused at once while Redis is away.
+  const intake = new RecordingIntake({
+    redis: queueRedis,
+    keys: options.keys,
+    objects: options.objects,
+    db: options.db,
+    log,
+    chunksPerMinute: limits.recordingChunksPerMinute,
+    bytesPerMinute: limits.recordingBytesPerMinute,
+  })
   const backlog = new BacklogMonitor(options.redis, options.keys.events, GROUPS.grouper, limits.eventsBacklogLimit, () => queue.meanEventsPerEntry)
   backlog.start()
   return {
@@ -63,6 +75,7 @@ export async function startIngestion(options: IngestionOptions): Promise<Ingesti
       log,
       maxEventBytes: limits.maxEventBytes,
       uploads: { db: options.db, objects: options.objects, maxBytes: limits.maxSourceMapBytes },
+      recordings: { intake, maxBytes: limits.maxRecordingChunkBytes },
     },
     stop() {
       backlog.stop()

@@ -1,21 +1,24 @@
 /**
- * The ingestion routes: events, the SDK's ping and source-map uploads. Each parses the request,
+ * The ingestion routes: events, recording chunks, the SDK's ping and source-map uploads. Each parses the request,
  * calls a use case and maps the result to a status. The process that serves them registers them on
  * its one uWS app beside the web side's routes (bin/front/).
  */
 import type uWS from 'uWebSockets.js'
 import type { Db } from '../../shared/db.js'
 import { BodyError } from '../../shared/http/errors.js'
-import { exchange, readBodyText, send, sendError, type Exchange } from '../../shared/http/exchange.js'
+import { exchange, readBodyBytes, readBodyText, send, sendError, type Exchange } from '../../shared/http/exchange.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import { acceptEvent, KEY_CHECK_RETRY_AFTER, requireIngestKey, type IngestDeps } from './accept-event.js'
-import { ingestBodyError, IngestError, UPLOAD_KEY_MESSAGES } from './errors.js'
-import { countAccepted, countRefused } from './metrics.js'
+import { ingestBodyError, IngestError, UPLOAD_KEY_MESSAGES, type IngestErrorCode } from './errors.js'
+import { countAccepted, countChunkAccepted, countChunkRefused, countRefused } from './metrics.js'
+import type { RecordingIntake } from './recording-intake.js'
 import { uploadSourceMap } from './upload-sourcemap.js'
 
 export interface IngestRouteDeps extends IngestDeps {
   maxEventBytes: number
   uploads: { db: Db; objects: ObjectStore; maxBytes: number }
+  /** Recording chunks: where they are taken in, and their cap after decompression. */
+  recordings: { intake: Pick<RecordingIntake, 'accept'>; maxBytes: number }
   /**
    * Called with the project of a ping from a browser: the SDK loaded in a page. The composer wires
    * it to the setup sessions' app_reporting fact; it must not throw or delay the answer.
@@ -27,7 +30,7 @@ export interface IngestRouteDeps extends IngestDeps {
   track(work: Promise<void>): void
 }
 
-/** Registers POST /api/v1/events, /api/v1/ingest/ping and /api/v1/sourcemaps on app. */
+/** Registers POST /api/v1/events, /api/v1/recordings, /api/v1/ingest/ping and /api/v1/sourcemaps on app. */
 export function registerIngestRoutes(app: uWS.TemplatedApp, deps: IngestRouteDeps): void {
   const { track } = deps
 
@@ -35,7 +38,7 @@ export function registerIngestRoutes(app: uWS.TemplatedApp, deps: IngestRouteDep
     const started = performance.now()
     const ex = exchange(res)
     const body = bodyHeaders(req)
-    track(handle(ex, deps, started, async () => {
+    track(handle(ex, deps, (code) => countRefused(code, started), async () => {
       checkBodyHeaders(body, deps.maxEventBytes, { mediaType: 'Send the event with Content-Type: application/json.' })
       // A key seen recently is answered from memory; otherwise its lookup overlaps the body.
       const known = deps.auth.cached(body.token, 'ingest')
@@ -45,6 +48,26 @@ export function registerIngestRoutes(app: uWS.TemplatedApp, deps: IngestRouteDep
       const id = await acceptEvent(deps, key, text)
       send(ex, 202, JSON.stringify({ id }))
       countAccepted(started)
+    }))
+  })
+
+  app.post('/api/v1/recordings', (res, req) => {
+    const ex = exchange(res)
+    const body = bodyHeaders(req)
+    const cap = deps.recordings.maxBytes
+    const tooLarge = `The chunk is over ${cap / 1024 / 1024} MiB (counted after decompression); nothing was stored. Send the recording in smaller chunks (flush more often).`
+    track(handle(ex, deps, countChunkRefused, async () => {
+      checkBodyHeaders(body, cap, { mediaType: 'Send the chunk with Content-Type: application/json.', tooLarge })
+      // uWS hands body chunks only to a reader attached before the first await; start it now.
+      const reading = readBodyBytes(ex, cap, body.gzipped)
+      reading.catch(() => {}) // observed below, unless the key fails first
+      const key = await requireIngestKey(deps, body.token)
+      const received = await reading.catch((error: unknown) => {
+        throw error instanceof BodyError && error.reason === 'too_large' ? new IngestError('payload_too_large', { message: tooLarge }) : error
+      })
+      const chunk = await deps.recordings.intake.accept(key.projectId, received, body.gzipped)
+      send(ex, 202, JSON.stringify({ recording_id: chunk.recordingId, seq: chunk.seq }))
+      countChunkAccepted(chunk.bytes, chunk.rawBytes)
     }))
   })
 
@@ -87,10 +110,10 @@ export function registerIngestRoutes(app: uWS.TemplatedApp, deps: IngestRouteDep
 }
 
 /**
- * Runs a route body, turning any failure into a catalogued answer; never lets one escape. An events
- * request passes when it arrived (performance.now()), and its refusal is counted by code.
+ * Runs a route body, turning any failure into a catalogued answer; never lets one escape. A route
+ * whose refusals are counted passes its counter.
  */
-function handle(ex: Exchange, deps: IngestDeps, eventStarted: number | undefined, body: () => Promise<void>): Promise<void> {
+function handle(ex: Exchange, deps: IngestDeps, countRefusal: ((code: IngestErrorCode) => void) | undefined, body: () => Promise<void>): Promise<void> {
   return body().catch((error: unknown) => {
     let answer: IngestError
     if (error instanceof IngestError) answer = error
@@ -99,7 +122,7 @@ function handle(ex: Exchange, deps: IngestDeps, eventStarted: number | undefined
       deps.log.error('ingress route failed', { error })
       answer = new IngestError('internal_error')
     }
-    if (eventStarted !== undefined) countRefused(answer.code, eventStarted)
+    countRefusal?.(answer.code)
     sendError(ex, answer)
   })
 }

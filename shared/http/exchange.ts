@@ -104,13 +104,49 @@ export function readBodyText(ex: Exchange, cap: number, gzipped: boolean): Promi
       if (!isLast) return
       const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
       if (!gzipped) return resolve(raw.toString('utf8'))
-      gunzipAsync(raw, { maxOutputLength: cap }).then(
-        (inflated) => resolve(inflated.toString('utf8')),
-        (error: NodeJS.ErrnoException) => {
-          reject(error.code === 'ERR_BUFFER_TOO_LARGE' ? new BodyError('too_large', TOO_LARGE) : new BodyError('not_gzip', NOT_GZIP))
-        },
-      )
+      inflate(raw, cap).then((inflated) => resolve(inflated.toString('utf8')), reject)
     })
+  })
+}
+
+/** A body as bytes: as it came on the wire, and inflated when it was gzipped (else the same buffer). */
+export interface BodyBytes {
+  wire: Buffer
+  inflated: Buffer
+}
+
+/**
+ * Reads the whole body as bytes, capped as readBodyText caps it, for a route that keeps what it
+ * was sent (a recording chunk keeps its gzip). Inflating stops at the cap: a decompression bomb
+ * is refused after at most cap bytes of output, not inflated whole.
+ */
+export function readBodyBytes(ex: Exchange, cap: number, gzipped: boolean): Promise<BodyBytes> {
+  return new Promise<BodyBytes>((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    let failed = false
+    ex.res.onData((chunk, isLast) => {
+      if (failed || ex.aborted) return
+      size += chunk.byteLength
+      if (size > cap) {
+        failed = true
+        reject(new BodyError('too_large', TOO_LARGE))
+        return
+      }
+      // uWS reuses the chunk's memory after this callback returns: copy it.
+      chunks.push(Buffer.from(chunk.slice(0)))
+      if (!isLast) return
+      const wire = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+      if (!gzipped) return resolve({ wire, inflated: wire })
+      inflate(wire, cap).then((inflated) => resolve({ wire, inflated }), reject)
+    })
+  })
+}
+
+/** Gunzips at most cap bytes of output; rejects with BodyError (too_large, or not_gzip for anything that is not whole gzip). */
+function inflate(raw: Buffer, cap: number): Promise<Buffer> {
+  return gunzipAsync(raw, { maxOutputLength: cap }).catch((error: NodeJS.ErrnoException) => {
+    throw error.code === 'ERR_BUFFER_TOO_LARGE' ? new BodyError('too_large', TOO_LARGE) : new BodyError('not_gzip', NOT_GZIP)
   })
 }
 
