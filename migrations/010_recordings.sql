@@ -29,6 +29,8 @@ CREATE TABLE recordings (
 );
 CREATE INDEX recordings_project_last ON recordings (project_id, last_at DESC);
 CREATE INDEX recordings_open ON recordings (received_at) WHERE closed_at IS NULL;
+-- The retention sweep's scan for the oldest recordings across every project.
+CREATE INDEX recordings_last ON recordings (last_at);
 CREATE INDEX recordings_user ON recordings (project_id, user_key) WHERE user_key IS NOT NULL;
 
 CREATE TABLE recording_chunks (

@@ -26,7 +26,8 @@ CREATE TABLE public.events (
     session_id text,
     user_key text,
     "grouping" json NOT NULL,
-    payload json NOT NULL
+    payload json NOT NULL,
+    recording_id uuid
 );
 ALTER TABLE ONLY public.events ALTER COLUMN "grouping" SET COMPRESSION lz4;
 ALTER TABLE ONLY public.events ALTER COLUMN payload SET COMPRESSION lz4;
@@ -242,6 +243,37 @@ CREATE TABLE public.projects (
     grouping_previous_version integer,
     CONSTRAINT projects_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
 );
+CREATE TABLE public.recording_chunks (
+    project_id uuid NOT NULL,
+    recording_id uuid NOT NULL,
+    seq integer NOT NULL,
+    object_key text NOT NULL,
+    bytes integer NOT NULL,
+    raw_bytes integer NOT NULL,
+    first_at timestamp with time zone NOT NULL,
+    last_at timestamp with time zone NOT NULL,
+    received_at timestamp with time zone NOT NULL,
+    CONSTRAINT recording_chunks_seq_check CHECK ((seq >= 0))
+);
+CREATE TABLE public.recordings (
+    project_id uuid NOT NULL,
+    id uuid NOT NULL,
+    environment_id uuid,
+    release text,
+    session_id text NOT NULL,
+    user_key text,
+    user_label text,
+    started_at timestamp with time zone NOT NULL,
+    last_at timestamp with time zone NOT NULL,
+    received_at timestamp with time zone NOT NULL,
+    closed_at timestamp with time zone,
+    pages text[] DEFAULT '{}'::text[] NOT NULL,
+    clicks integer DEFAULT 0 NOT NULL,
+    errors integer DEFAULT 0 NOT NULL,
+    chunks integer DEFAULT 0 NOT NULL,
+    max_seq integer DEFAULT 0 NOT NULL,
+    bytes bigint DEFAULT 0 NOT NULL
+);
 CREATE TABLE public.setup_sessions (
     id text NOT NULL,
     token_hash bytea NOT NULL,
@@ -338,6 +370,10 @@ ALTER TABLE ONLY public.issues
     ADD CONSTRAINT issues_project_id_kind_fingerprint_key UNIQUE (project_id, kind, fingerprint);
 ALTER TABLE ONLY public.projects
     ADD CONSTRAINT projects_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.recording_chunks
+    ADD CONSTRAINT recording_chunks_pkey PRIMARY KEY (project_id, recording_id, seq);
+ALTER TABLE ONLY public.recordings
+    ADD CONSTRAINT recordings_pkey PRIMARY KEY (project_id, id);
 ALTER TABLE ONLY public.setup_sessions
     ADD CONSTRAINT setup_sessions_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.setup_steps
@@ -354,6 +390,7 @@ ALTER TABLE ONLY public.web_sessions
     ADD CONSTRAINT web_sessions_pkey PRIMARY KEY (token_hash);
 CREATE INDEX api_keys_project ON public.api_keys USING btree (project_id);
 CREATE INDEX events_issue_received ON public.events USING btree (issue_id, received_at DESC);
+CREATE INDEX events_issue_recording ON public.events USING btree (issue_id, recording_id) WHERE (recording_id IS NOT NULL);
 CREATE INDEX events_project_received ON public.events USING btree (project_id, received_at DESC);
 CREATE INDEX fixes_issue ON public.fixes USING btree (issue_id, created_at);
 CREATE INDEX fixes_lease ON public.fixes USING btree (lease_until) WHERE (state = ANY (ARRAY['queued'::text, 'fixing'::text]));
@@ -366,6 +403,11 @@ CREATE INDEX issue_actors_real ON public.issue_actors USING btree (issue_id, act
 CREATE INDEX issue_fingerprint_aliases_issue ON public.issue_fingerprint_aliases USING btree (issue_id);
 CREATE INDEX issues_project_last_seen ON public.issues USING btree (project_id, last_seen DESC);
 CREATE INDEX projects_owner ON public.projects USING btree (owner_id);
+CREATE INDEX recording_chunks_object ON public.recording_chunks USING btree (object_key);
+CREATE INDEX recordings_last ON public.recordings USING btree (last_at);
+CREATE INDEX recordings_open ON public.recordings USING btree (received_at) WHERE (closed_at IS NULL);
+CREATE INDEX recordings_project_last ON public.recordings USING btree (project_id, last_at DESC);
+CREATE INDEX recordings_user ON public.recordings USING btree (project_id, user_key) WHERE (user_key IS NOT NULL);
 CREATE INDEX setup_sessions_project ON public.setup_sessions USING btree (project_id) WHERE (project_id IS NOT NULL);
 CREATE UNIQUE INDEX sourcemaps_debug_id ON public.sourcemaps USING btree (project_id, debug_id) WHERE (debug_id IS NOT NULL);
 CREATE UNIQUE INDEX users_email ON public.users USING btree (lower(email)) WHERE (email IS NOT NULL);
@@ -414,6 +456,12 @@ ALTER TABLE ONLY public.issues
     ADD CONSTRAINT issues_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.projects
     ADD CONSTRAINT projects_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES public.users(id) ON DELETE SET NULL;
+ALTER TABLE ONLY public.recording_chunks
+    ADD CONSTRAINT recording_chunks_project_id_recording_id_fkey FOREIGN KEY (project_id, recording_id) REFERENCES public.recordings(project_id, id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.recordings
+    ADD CONSTRAINT recordings_environment_id_fkey FOREIGN KEY (environment_id) REFERENCES public.environments(id) ON DELETE SET NULL;
+ALTER TABLE ONLY public.recordings
+    ADD CONSTRAINT recordings_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.setup_sessions
     ADD CONSTRAINT setup_sessions_approved_by_fkey FOREIGN KEY (approved_by) REFERENCES public.users(id) ON DELETE SET NULL;
 ALTER TABLE ONLY public.setup_sessions

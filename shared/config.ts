@@ -7,11 +7,13 @@ import { existsSync, readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { parseEnv } from 'node:util'
+import { objectStore, type ObjectStoreConfig } from './config-object-store.js'
 import { pluginsConfig, type PluginsConfig } from './config-plugins.js'
 import { connectionUrl, ConfigError, int, oneOf, port, text, url, type Env } from './config-values.js'
 import { DAY, MINUTE, SECOND } from './time.js'
 
 export { ConfigError } from './config-values.js'
+export type { ObjectStoreConfig } from './config-object-store.js'
 export { PLUGIN_NAME, PLUGIN_SETTING_SOURCES, type PluginChoice, type PluginsConfig } from './config-plugins.js'
 
 export interface Config {
@@ -45,6 +47,7 @@ export interface Config {
   readonly setup: SetupLimits
   readonly stream: StreamTiming
   readonly investigations: InvestigationLimits
+  readonly recordings: RecordingSettings
   readonly logLevel: LogLevel
   /** Keys of external providers; each enables the part of the product that needs it. */
   readonly secrets: Secrets
@@ -55,13 +58,6 @@ export interface Config {
   readonly plugins: PluginsConfig
   /** How often `svc up` restarted this process after it exited on its own (SVC_RESTARTS, set by svc up); shown by /health. */
   readonly restarts: number
-}
-
-export interface ObjectStoreConfig {
-  readonly kind: 'fs' | 's3'
-  /** Local folder when kind is fs. */
-  readonly dir: string
-  readonly s3: { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string } | undefined
 }
 
 export interface Limits {
@@ -122,6 +118,14 @@ export interface InvestigationLimits {
   readonly sandbox: { readonly installMs: number; readonly commandMs: number; readonly toolMs: number }
 }
 
+/** Session recordings (docs/recordings.md, "Closing and retention"). */
+export interface RecordingSettings {
+  /** How long a recording is kept after its last activity (SVC_RECORDING_RETENTION_DAYS). */
+  readonly retentionMs: number
+  /** A recording no chunk reached for this long is closed (SVC_RECORDING_IDLE_MINUTES); a later chunk reopens it. */
+  readonly idleMs: number
+}
+
 export interface Secrets {
   readonly modelApiKey: string | undefined
   readonly sandboxApiKey: string | undefined
@@ -132,7 +136,7 @@ export interface Secrets {
   readonly codehostAppClientSecret: string | undefined
 }
 
-export const SERVICE_NAMES = ['grouper', 'investigator'] as const
+export const SERVICE_NAMES = ['grouper', 'investigator', 'recorder'] as const
 export type ServiceName = (typeof SERVICE_NAMES)[number]
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent']
@@ -226,6 +230,11 @@ export function loadConfig(env: Env = readEnv()): Config {
         toolMs: int(env, 'SVC_SANDBOX_TOOL_SECONDS', 120, 1, 60 * 60) * SECOND,
       },
     },
+    recordings: {
+      retentionMs: int(env, 'SVC_RECORDING_RETENTION_DAYS', 30, 1, 3650) * DAY,
+      // The SDK starts a new recording id after 30 minutes without activity: no chunk comes after that.
+      idleMs: int(env, 'SVC_RECORDING_IDLE_MINUTES', 30, 1, 24 * 60) * MINUTE,
+    },
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     secrets: {
       modelApiKey: text(env, 'MODEL_API_KEY'),
@@ -271,28 +280,6 @@ function services(env: Env): readonly ServiceName[] {
     }
   }
   return names as ServiceName[]
-}
-
-function objectStore(env: Env, dataDir: string): ObjectStoreConfig {
-  const endpoint = url(env, 'S3_ENDPOINT')
-  const dir = resolve(text(env, 'SVC_OBJECT_DIR') ?? `${dataDir}/objects`)
-  if (endpoint === undefined) return { kind: 'fs', dir, s3: undefined }
-  const required = (name: string): string => {
-    const value = text(env, name)
-    if (value === undefined) throw new ConfigError(name, `is required when S3_ENDPOINT is set. Set it, or unset S3_ENDPOINT to keep objects in ${dir}.`)
-    return value
-  }
-  return {
-    kind: 's3',
-    dir,
-    s3: {
-      endpoint,
-      bucket: required('S3_BUCKET'),
-      region: text(env, 'S3_REGION') ?? 'us-east-1',
-      accessKeyId: required('S3_ACCESS_KEY_ID'),
-      secretAccessKey: required('S3_SECRET_ACCESS_KEY'),
-    },
-  }
 }
 
 function deepFreeze<T>(value: T): T {

@@ -56,7 +56,7 @@ export class AllInOneCommand extends Command {
       // One ORM for the investigator and the web side: both borrow PGlite's one connection anyway.
       const orm = await createOrm(db, INVESTIGATOR_ENTITIES)
       stops.push(() => orm.close())
-      const worker = await startWorker({ db, objects, redis, keys, log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts, investigations: config.investigations, tools, fixes: await loadFixes(config, log), orm })
+      const worker = await startWorker({ db, objects, redis, keys, log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts, investigations: config.investigations, recordings: config.recordings, tools, fixes: await loadFixes(config, log), orm })
       stops.push(() => worker.stop())
       const ingress = await startFront({ db, objects, redis, keys, log, config, plugins, port: config.ingestionPort, host: config.ingestionHost, orm })
       stops.push(() => ingress.stop())

@@ -1,7 +1,7 @@
 /** A worker process: hosts the configured consumer services, trims their streams, serves /health and /metrics. */
 import type { Server } from 'node:http'
 import type { Redis } from 'ioredis'
-import type { InvestigationLimits, ServiceName, StreamTiming } from '../../shared/config.js'
+import type { InvestigationLimits, RecordingSettings, ServiceName, StreamTiming } from '../../shared/config.js'
 import type { Db } from '../../shared/db.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import type { Logger } from '../../shared/log.js'
@@ -16,6 +16,7 @@ import { createGrouper } from '../grouper/index.js'
 import { createInvestigator, type InvestigatorDeps } from '../investigator/index.js'
 import type { Tools } from '../investigator/tools.js'
 import { INVESTIGATOR_ENTITIES } from '../investigator/store/entities.js'
+import { createRecorder } from '../recorder/index.js'
 import { startHealthServer } from './health.js'
 
 export interface WorkerDeps {
@@ -35,6 +36,8 @@ export interface WorkerDeps {
   tools?: Tools
   /** The fix stage's sandbox, template and command limits (none: every fix stops saying so). */
   fixes?: InvestigatorDeps['fixes']
+  /** How long recordings are kept and when one closes (config.recordings); the recorder needs them. */
+  recordings?: RecordingSettings
   /**
    * The ORM the investigator works through; the caller keeps it open and closes it (the
    * all-in-one process shares one with the web side). Absent, the worker opens its own.
@@ -55,6 +58,10 @@ const FACTORIES: Record<ServiceName, (deps: WorkerDeps, orm: () => Orm) => Hoste
     if (!deps.investigations) throw new Error('the investigator needs its limits (config.investigations)')
     const fixes = deps.fixes ?? { sandboxes: undefined, template: undefined, evidenceLimits: deps.investigations.sandbox, publicUrl: '' }
     return createInvestigator({ ...deps, orm: orm(), limits: deps.investigations, tools: deps.tools ?? { model: undefined, codehost: undefined }, fixes })
+  },
+  recorder: (deps) => {
+    if (!deps.recordings) throw new Error('the recorder needs its settings (config.recordings)')
+    return createRecorder({ ...deps, settings: deps.recordings })
   },
 }
 
