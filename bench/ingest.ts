@@ -3,6 +3,8 @@
  * against real PostgreSQL and Redis:
  *   1. raw ceiling: a bare uWebSockets.js route answering 202 to a 2 KB POST (wrk);
  *   2. accepted: the real ingress (auth, validation, rate-limit Lua, XADD) with 2 KB events (wrk);
+ *      and recording chunks of about 100 KB of rrweb-like JSON, gzipped (bench/recording-load.ts),
+ *      each stored in the object store (a local folder here) and put on the recordings stream;
  *   3. event-to-issue latency at 1,000 events/s through ingress and worker, with the grouper alone
  *      and with every actor;
  *   4. drained: a pre-filled events stream grouped and stored by one worker process with the
@@ -17,7 +19,9 @@
  */
 import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { availableParallelism } from 'node:os'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { createDb, type Db } from '../shared/db.js'
@@ -28,6 +32,7 @@ import { child, startIngressChild, stopChild, SVC, waitHttp } from './children.j
 import { measureDrain, type Drained } from './drain.js'
 import { realisticEvent } from './events.js'
 import { pacedPost } from './paced-post.js'
+import { writeRecordingLoad } from './recording-load.js'
 import { requireWrk, runWrk, writeLoads, type WrkResult } from './wrk.js'
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -42,6 +47,8 @@ const INGRESS_PORT = 18_082
 const RAW_PORT = 18_083
 const WORKER_HEALTH_PORT = 18_081
 const INGRESS_THREADS = process.env.BENCH_INGRESS_THREADS ?? String(availableParallelism())
+/** Distinct recording chunks the load cycles through. */
+const RECORDING_CHUNKS = 200
 
 /** The worker's actors in each setup measured: the grouper alone, and every actor (svc worker's default). */
 const SERVICES = { grouper: 'grouper', all: 'grouper,investigator' } as const
@@ -97,6 +104,7 @@ async function main(): Promise<void> {
   const db = createDb(databaseUrl, { max: 2 })
   const redis = createRedis(REDIS_URL)
   const keys = streamKeys(prefix)
+  const objectDir = mkdtempSync(join(tmpdir(), 'svc-bench-objects-'))
   const env = {
     DATABASE_URL: databaseUrl,
     REDIS_URL,
@@ -105,17 +113,22 @@ async function main(): Promise<void> {
     WORKER_HEALTH_PORT: '0',
     SVC_EVENTS_PER_KEY_PER_MINUTE: '100000000',
     SVC_EVENTS_BACKLOG_LIMIT: '100000000',
+    SVC_RECORDING_CHUNKS_PER_MINUTE: '100000000',
+    SVC_RECORDING_MB_PER_MINUTE: '100000000',
+    SVC_OBJECT_DIR: objectDir,
     SVC_INGRESS_THREADS: INGRESS_THREADS,
     LOG_LEVEL: 'error',
   }
   const children: ChildProcess[] = []
-  const cleanups: Array<() => void> = []
+  const cleanups: Array<() => void> = [() => rmSync(objectDir, { recursive: true, force: true })]
   try {
     await migrate(db)
     await applySeed(db)
     const bodies = Array.from({ length: 1000 }, (_, i) => JSON.stringify(realisticEvent(i * 7)))
     const loads = writeLoads(bodies, { 'Content-Type': 'application/json', 'X-API-Key': SEED_INGEST_KEY })
     cleanups.push(loads.remove)
+    const recordingLoad = writeRecordingLoad(RECORDING_CHUNKS, { 'Content-Type': 'application/json', 'X-API-Key': SEED_INGEST_KEY })
+    cleanups.push(recordingLoad.remove)
     console.log(`event bodies: 1,000 distinct, about ${Buffer.byteLength(bodies[0]!)} bytes each; load: wrk -t1 -c64, ${ROUNDS} rounds of ${SECONDS} s per server after a ${WARM_UP_SECONDS} s warm-up; machine: ${availableParallelism()} cores; ingress threads: ${INGRESS_THREADS}`)
 
     // 1 and 2. The bare route and the real ingress (no worker competing for the cores), both up
@@ -129,9 +142,12 @@ async function main(): Promise<void> {
     const ingressUrl = `http://127.0.0.1:${INGRESS_PORT}/api/v1/events`
     runWrk(rawUrl, loads.varied, WARM_UP_SECONDS)
     runWrk(ingressUrl, loads.varied, WARM_UP_SECONDS)
-    const rounds: Array<{ raw: WrkResult; repeated: WrkResult; accepted: WrkResult }> = []
+    const recordingsUrl = `http://127.0.0.1:${INGRESS_PORT}/api/v1/recordings`
+    runWrk(recordingsUrl, recordingLoad.script, WARM_UP_SECONDS)
+    const recordingsBefore = await redis.xlen(keys.recordings)
+    const rounds: Array<{ raw: WrkResult; repeated: WrkResult; accepted: WrkResult; chunks: WrkResult }> = []
     for (let r = 0; r < ROUNDS; r++) {
-      rounds.push({ raw: runWrk(rawUrl, loads.varied, SECONDS), repeated: runWrk(rawUrl, loads.repeated, SECONDS), accepted: runWrk(ingressUrl, loads.varied, SECONDS) })
+      rounds.push({ raw: runWrk(rawUrl, loads.varied, SECONDS), repeated: runWrk(rawUrl, loads.repeated, SECONDS), accepted: runWrk(ingressUrl, loads.varied, SECONDS), chunks: runWrk(recordingsUrl, recordingLoad.script, SECONDS) })
     }
     const acceptedOf = (w: WrkResult): number => ((w.requests - w.non2xx) / w.requests) * w.rps
     const rawRps = median(rounds.map((r) => r.raw.rps))
@@ -140,9 +156,13 @@ async function main(): Promise<void> {
     const non2xx = rounds.reduce((sum, r) => sum + r.accepted.non2xx, 0)
     const acceptedRequests = rounds.reduce((sum, r) => sum + r.accepted.requests, 0) - non2xx
     const queued = await redis.xlen(keys.events)
+    const chunksRps = median(rounds.map((r) => acceptedOf(r.chunks)))
+    const chunksNon2xx = rounds.reduce((sum, r) => sum + r.chunks.non2xx, 0)
+    const chunksAccepted = rounds.reduce((sum, r) => sum + r.chunks.requests, 0) - chunksNon2xx
+    const chunkEntries = (await redis.xlen(keys.recordings)) - recordingsBefore
     await stopChild(raw)
     await stopChild(ingress)
-    await redis.del(keys.events)
+    await redis.del(keys.events, keys.recordings, keys.recordingPuts)
     await db.query('TRUNCATE events, issue_actors, issues CASCADE')
 
     // 3. event-to-issue latency at 1,000 events/s through the ingress and a worker, on a quiet
@@ -187,6 +207,8 @@ async function main(): Promise<void> {
     console.log(`| raw ceiling (bare uWS route, 202) | ${rawRps.toFixed(0)} req/s (${each((r) => r.raw.rps)}) | — |`)
     console.log(`| accepted by the ingress (2 KB events) | ${acceptedRps.toFixed(0)} events/s (${each((r) => acceptedOf(r.accepted))}) | ≥ 40% of raw |`)
     console.log(`| accepted / raw | ${percent(acceptedRps / rawRps)} (${rounds.map((r) => percent(acceptedOf(r.accepted) / r.raw.rps)).join(', ')}) | ≥ 40% |`)
+    const mb = (bytes: number): string => (bytes / 1e6).toFixed(1)
+    console.log(`| accepted recording chunks (${(recordingLoad.rawBytes / 1024).toFixed(0)} KB of rrweb-like JSON, ${(recordingLoad.wireBytes / 1024).toFixed(0)} KB gzipped; object store: a local folder) | ${chunksRps.toFixed(0)} chunks/s (${each((r) => acceptedOf(r.chunks))}): ${mb(chunksRps * recordingLoad.rawBytes)} MB/s decompressed, ${mb(chunksRps * recordingLoad.wireBytes)} MB/s on the wire | — |`)
     console.log(`| raw ceiling with one body repeated (wrk's static request, as earlier runs measured) | ${repeatedRps.toFixed(0)} req/s (${each((r) => r.repeated.rps)}); accepted is ${percent(acceptedRps / repeatedRps)} of it | — |`)
     const p = (which: Setup, q: number): number => percentile(latency[which].latencies, q)
     const pIn = (which: Setup, q: number): number => percentile(latency[which].inService, q)
@@ -196,7 +218,8 @@ async function main(): Promise<void> {
     for (const setup of SETUPS) {
       console.log(`| event-to-issue at ${rate}/s (after ${LATENCY_WARM_UP_SECONDS} s at that rate), ${setup === 'grouper' ? 'grouper alone' : 'every actor'} | p50 ${p(setup, 50).toFixed(0)} ms, p99 ${p(setup, 99).toFixed(0)} ms (from the ingress's receipt: p50 ${pIn(setup, 50).toFixed(0)} ms, p99 ${pIn(setup, 99).toFixed(0)} ms) | p99 < 100 ms |`)
     }
-    console.log(`| checks | ${queued} stream entries for ${acceptedRequests} accepted events (${(acceptedRequests / Math.max(1, queued)).toFixed(1)} per entry; ${non2xx} non-2xx); ${SETUPS.map((setup) => `${latency[setup].latencies.length}/${rate * latencySeconds} latency events stored (${setup})${latency[setup].failures.size > 0 ? `, failed sends: ${[...latency[setup].failures].map(([why, n]) => `${n} ${why}`).join(', ')}` : ''}`).join('; ')} | |`)
+    // A chunk in flight when wrk stops is still stored (up to 64 per run), though nobody reads its 202.
+    console.log(`| checks | ${chunkEntries} recording stream entries for ${chunksAccepted} chunks answered 202 (${chunksNon2xx} non-2xx; up to 64 more entries per wrk run: chunks in flight when it stopped); ${queued} stream entries for ${acceptedRequests} accepted events (${(acceptedRequests / Math.max(1, queued)).toFixed(1)} per entry; ${non2xx} non-2xx); ${SETUPS.map((setup) => `${latency[setup].latencies.length}/${rate * latencySeconds} latency events stored (${setup})${latency[setup].failures.size > 0 ? `, failed sends: ${[...latency[setup].failures].map(([why, n]) => `${n} ${why}`).join(', ')}` : ''}`).join('; ')} | |`)
   } finally {
     for (const proc of children) await stopChild(proc)
     for (const cleanup of cleanups) cleanup()
