@@ -107,6 +107,7 @@ export function createRecorder(deps: RecorderDeps): Recorder {
   })
   consumer.on('error', (error: unknown) => log.error('recorder consumer error', { error }))
   consumer.on('reclaimed', ({ entries }: { entries: number }) => log.info('took over entries another consumer stopped renewing', { entries }))
+  consumer.on('lost', ({ entries }: { entries: number }) => log.warn('another consumer took entries this one held (it stalled past its lease); they are stored once either way', { entries }))
 
   const sweeper = new PeriodicSweeper({
     redis: deps.redis,
