@@ -19,7 +19,7 @@ import { createFrontApp } from './app.js'
 
 export interface FrontOptions {
   db: Db
-  /** Where uploaded source maps go. */
+  /** Where uploaded source maps and recording chunks go (the dashboard's replay reads the chunks). */
   objects: ObjectStore
   redis: Redis
   keys: StreamKeys
@@ -87,6 +87,7 @@ export async function startFront(options: FrontOptions): Promise<Front> {
       proxyHops: config.trustedProxyHops,
       orm,
       investigationLeaseMs: config.investigations.leaseMs,
+      objects: options.objects,
     },
     restarts: config.restarts,
     metrics: config.ingressMetrics ? (options.metrics ?? scrapeMetrics) : undefined,

@@ -5,10 +5,12 @@
  */
 import type uWS from 'uWebSockets.js'
 import type { Logger } from '../../shared/log.js'
+import type { ObjectStore } from '../../shared/object-store.js'
 import type { Orm } from '../../shared/orm.js'
 import { registerAgentRoutes } from './agent-routes.js'
 import type { DashboardDeps } from './dashboard/deps.js'
 import { registerDashboardRoutes } from './dashboard/routes.js'
+import { registerRecordingApiRoutes } from './project-api/recording-routes.js'
 import { registerProjectApiRoutes } from './project-api/routes.js'
 import type { SetupDeps } from './setup/sessions.js'
 import type { WakeHub } from './setup/wake-hub.js'
@@ -31,13 +33,15 @@ export interface WebRouteDeps {
   orm: Orm
   /** config.investigations.leaseMs, for the investigations and fixes people ask for. */
   investigationLeaseMs: number
+  /** Where recording chunks are kept: the replay reads them. */
+  objects: ObjectStore
 }
 
 /** Registers the setup-session API, the project API and the dashboard on app. */
 export function registerWebRoutes(app: uWS.TemplatedApp, deps: WebRouteDeps): void {
   const { setup, track, proxyHops, orm } = deps
   registerAgentRoutes(app, { setup, hub: deps.hub, track, proxyHops })
-  registerProjectApiRoutes(app, {
+  const projectApi = {
     db: setup.db,
     orm,
     redis: setup.redis,
@@ -48,6 +52,9 @@ export function registerWebRoutes(app: uWS.TemplatedApp, deps: WebRouteDeps): vo
     baseUrl: setup.baseUrl,
     dashboardOrigin: deps.dashboard.dashboardOrigin,
     track,
-  })
-  registerDashboardRoutes(app, { ...deps.dashboard, setup, log: deps.log, baseUrl: setup.baseUrl, codehost: setup.codehost, track, proxyHops, orm, investigationLeaseMs: deps.investigationLeaseMs })
+  }
+  // Before the project API's catch-all 404 for /api/v1/projects/*.
+  registerRecordingApiRoutes(app, { ...projectApi, objects: deps.objects })
+  registerProjectApiRoutes(app, projectApi)
+  registerDashboardRoutes(app, { ...deps.dashboard, setup, log: deps.log, baseUrl: setup.baseUrl, codehost: setup.codehost, track, proxyHops, orm, investigationLeaseMs: deps.investigationLeaseMs, objects: deps.objects })
 }

@@ -128,5 +128,18 @@ form.investigate, form.fix-this { margin-top: 1rem; }
 .badge.ready { background: #e7f5ec; color: var(--ok); border: 1px solid #a6dbb7; }
 .badge.unverified { background: #fff4e5; color: #8a4b00; border: 1px solid #f5c37a; }
 details.excerpt summary { cursor: pointer; color: var(--muted); font-size: .85rem; }
+.filters { display: flex; flex-wrap: wrap; align-items: flex-end; gap: .5rem 1.25rem; margin: 0 0 1.25rem; }
+.filters .stack label { margin-top: 0; }
+.filters .choice { padding-bottom: .6rem; }
+.pager { align-items: center; }
+.badge.gap { background: #fef3f2; color: var(--danger); border: 1px solid #fecdca; }
+ol.pages { margin: 0; padding-left: 1.25rem; }
+ol.timeline { list-style: none; padding: 0; margin: 0; display: flex; flex-direction: column; gap: .35rem; }
+ol.timeline .step { display: flex; align-items: baseline; gap: .6rem; overflow-wrap: anywhere; }
+ol.timeline .at { font-variant-numeric: tabular-nums; min-width: 3.5rem; }
+ol.timeline .error { background: #fef3f2; border-radius: 6px; padding: .2rem .4rem; }
+.status.bad { background: #fef3f2; }
+.replay { min-height: 4rem; margin: 0 0 .5rem; display: flow-root; }
+.replay .rr-player { box-shadow: none; border: 1px solid var(--line); }
 pre.excerpt { background: #0f1720; color: #e6edf3; padding: .5rem .75rem; border-radius: 6px; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 20rem; margin: .35rem 0 0; }
 `

@@ -1,5 +1,6 @@
 /** What the dashboard routes need from the composition root. */
 import type { Logger } from '../../../shared/log.js'
+import type { ObjectStore } from '../../../shared/object-store.js'
 import type { Orm } from '../../../shared/orm.js'
 import type { CodehostPlugin } from '../../../shared/plugins/types.js'
 import type { SetupDeps } from '../setup/sessions.js'
@@ -25,4 +26,6 @@ export interface DashboardDeps {
   orm: Orm
   /** config.investigations.leaseMs: how long a requested investigation may wait before the sweeper dispatches it again. */
   investigationLeaseMs: number
+  /** Where recording chunks are kept: the session page reads them for its timeline. */
+  objects: ObjectStore
 }

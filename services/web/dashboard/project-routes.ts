@@ -10,6 +10,7 @@ import type { DashboardDeps } from './deps.js'
 import { issueForAction } from './issue-actions.js'
 import { getDailyCounts, getFacets, getIssueDetail, getLatestEvent, listRecentEvents } from './issue-queries.js'
 import { getOwnProject, listIssues, listOwnProjects, listProjectKeys, type ProjectFacts } from './project-queries.js'
+import { listIssueSessions } from './recording-queries.js'
 import { PageError, redirect, sendPage } from './respond.js'
 import { getPage, postForm, type PageContext } from './route.js'
 import { signInPath } from './viewer.js'
@@ -69,11 +70,12 @@ export function registerProjectRoutes(app: uWS.TemplatedApp, deps: DashboardDeps
     if (!owned) return
     const issue = await getIssueDetail(db, owned.project.id, ctx.request.params[1]!)
     if (!issue) throw NO_ISSUE()
-    const [latest, facets, days, recent, view, fixView, note] = await Promise.all([
+    const [latest, facets, days, recent, sessions, view, fixView, note] = await Promise.all([
       getLatestEvent(db, issue.id),
       getFacets(db, issue.id),
       getDailyCounts(db, issue.id),
       listRecentEvents(db, issue.id),
+      listIssueSessions(db, owned.project.id, issue.id),
       readInvestigation(deps.orm, issue.id),
       readFix(deps.orm, issue.id),
       readNotInvestigated(deps.orm, issue),
@@ -83,7 +85,7 @@ export function registerProjectRoutes(app: uWS.TemplatedApp, deps: DashboardDeps
     // Only the owner reaches this page (ownProject), so the buttons are theirs to press.
     const investigation = { view, issueKind: issue.kind, noise: issue.noise, note, requestPath: `${base}/investigate`, notice: NOTICES.find((n) => n === query.get('investigation')) }
     const fix = { view: fixView, issueKind: issue.kind, withheld: fixWithheld(issue, note), requestPath: `${base}/fix`, investigationActive: isActive(view), notice: FIX_NOTICES.find((n) => n === query.get('fix')) }
-    sendPage(ctx.ex, 200, issuePage(ctx.viewer, owned.project, { issue, latest, facets, days, recent, investigation, fix }))
+    sendPage(ctx.ex, 200, issuePage(ctx.viewer, owned.project, { issue, latest, facets, days, recent, sessions, investigation, fix }))
   })
 
   postForm(app, deps, '/projects/:id/issues/:issue_id/investigate', async (ctx) => {

@@ -42,9 +42,24 @@ function write(ex: Exchange, status: number, headers: ReadonlyArray<[string, str
   })
 }
 
-/** Answers with a whole page. */
-export function sendPage(ex: Exchange, status: number, page: SafeHtml, options: { cookies?: readonly string[]; retryAfter?: number } = {}): void {
-  const headers: Array<[string, string]> = [['Content-Type', 'text/html; charset=utf-8'], ...PAGE_HEADERS]
+/**
+ * The replay page's policy (views/recording-page.ts), the one page with script: only ours, from
+ * our own origin (rrweb-player and the boot script under /assets/), reading the events from our own
+ * origin. The replay draws the recorded page in an about:blank iframe, which inherits this policy:
+ * rrweb writes the recorded page's styles as <style> elements and style attributes there, hence
+ * 'unsafe-inline' for styles (and only styles: Chromium blocks them all without it). Images come
+ * only as data: (rrweb's mouse cursor, and images a recording inlined), so a recorded page cannot
+ * make the dashboard load anything from elsewhere (its own images and fonts show as empty boxes).
+ * Nothing needs frame-src: the iframe is about:blank. It is sandboxed without allow-scripts, and
+ * script-src 'self' forbids its inline handlers besides.
+ */
+export const REPLAY_PAGE_POLICY = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+/** Answers with a whole page; policy replaces the Content-Security-Policy of every other page. */
+export function sendPage(ex: Exchange, status: number, page: SafeHtml, options: { cookies?: readonly string[]; retryAfter?: number; policy?: string } = {}): void {
+  const policy = options.policy
+  const pageHeaders = policy ? PAGE_HEADERS.map(([name, value]): [string, string] => [name, name === 'Content-Security-Policy' ? policy : value]) : PAGE_HEADERS
+  const headers: Array<[string, string]> = [['Content-Type', 'text/html; charset=utf-8'], ...pageHeaders]
   if (options.retryAfter !== undefined) headers.push(['Retry-After', String(options.retryAfter)])
   write(ex, status, headers, options.cookies ?? [], page.value)
 }

@@ -1,7 +1,8 @@
 /**
- * The dashboard on the port's one uWS app: server-rendered pages, no client-side script. Sign-in,
- * the setup approval page, and the signed-in person's projects, issues (with the owner's
- * Investigate and Fix this buttons) and project settings.
+ * The dashboard on the port's one uWS app: server-rendered pages, with no client-side script but
+ * the replay's (served by us, on that page only). Sign-in, the setup approval page, and the
+ * signed-in person's projects, issues (with the owner's Investigate and Fix this buttons), session
+ * recordings and project settings.
  */
 import type uWS from 'uWebSockets.js'
 import { exchange } from '../../../shared/http/exchange.js'
@@ -10,6 +11,7 @@ import { registerAuthRoutes } from './auth-routes.js'
 import type { DashboardDeps } from './deps.js'
 import { registerFixRoutes } from './fix-routes.js'
 import { registerProjectRoutes } from './project-routes.js'
+import { registerRecordingRoutes } from './recording-routes.js'
 import { registerSettingsRoutes } from './settings-routes.js'
 import { sendAsset } from './respond.js'
 import { ICON, ICON_PATH, STYLESHEET, STYLESHEET_PATH } from './assets.js'
@@ -24,6 +26,7 @@ export function registerDashboardRoutes(app: uWS.TemplatedApp, deps: DashboardDe
   registerAuthRoutes(app, deps)
   registerApprovalRoutes(app, deps)
   registerProjectRoutes(app, deps)
+  registerRecordingRoutes(app, deps)
   registerFixRoutes(app, deps)
   registerSettingsRoutes(app, deps)
 }

@@ -148,7 +148,7 @@ async function ownIssue(deps: ProjectApiDeps, request: ApiRequest): Promise<{ us
 }
 
 /** Runs a route, turning every failure into a catalogued answer; nothing escapes. */
-async function answer(ex: Exchange, log: Logger, run: () => Promise<void>): Promise<void> {
+export async function answer(ex: Exchange, log: Logger, run: () => Promise<void>): Promise<void> {
   try {
     await run()
   } catch (error) {

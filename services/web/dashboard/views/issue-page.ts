@@ -1,12 +1,13 @@
 /**
  * GET /projects/:id/issues/:issue_id: one issue told in source terms. Its title and culprit as the
  * grouper normalised them, its investigation (investigation.ts) and fix (fix.ts), the latest event's
- * symbolicated frames and breadcrumbs, where and when it happens, and the raw messages of its latest
- * events (the title replaces one user's data).
+ * symbolicated frames and breadcrumbs, the recorded sessions it happened in, where and when it
+ * happens, and the raw messages of its latest events (the title replaces one user's data).
  */
 import { html, type SafeHtml } from '../html.js'
 import type { DayCount, Facets, IssueDetail, LatestEvent, RecentEvent } from '../issue-queries.js'
 import type { ProjectFacts } from '../project-queries.js'
+import type { IssueSession } from '../recording-queries.js'
 import { browserLabel } from '../user-agent.js'
 import type { Viewer } from '../viewer.js'
 import { breadcrumbsSection } from './breadcrumbs.js'
@@ -17,6 +18,7 @@ import { stackSection } from './frames.js'
 import { investigationSection, type InvestigationPanel } from './investigation.js'
 import { when } from './layout.js'
 import { noiseBadge, projectFrame } from './projects.js'
+import { sessionsSection } from './recording-sessions.js'
 
 export interface IssuePageData {
   issue: IssueDetail
@@ -24,6 +26,8 @@ export interface IssuePageData {
   facets: Facets
   days: DayCount[]
   recent: RecentEvent[]
+  /** The recorded sessions the issue happened in, newest first. */
+  sessions: IssueSession[]
   investigation: InvestigationPanel
   fix: FixPanel
 }
@@ -58,6 +62,8 @@ ${fixSection(viewer, data.fix)}
 ${dailyChart(data.days)}
 <h2>Latest event</h2>
 ${latest ? latestEvent(latest) : html`<p class="empty">No stored event.</p>`}
+<h2>Sessions</h2>
+${sessionsSection(project.id, data.sessions)}
 <h2>Seen in</h2>
 ${facetsSection(data.facets, Number(issue.event_count))}
 <h2>Recent events</h2>
