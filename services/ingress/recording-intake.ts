@@ -4,7 +4,8 @@
  * project's per-minute limits, counts the chunk and notes its object key in the ledger; the
  * gzipped bytes go to the object store; the metadata goes on the recordings stream. A step that
  * fails undoes the ones before it, so a refused chunk leaves nothing behind: no stream entry, no
- * ledger key, no object (and its count is given back).
+ * ledger key, no object (and its count is given back). The one exception is an object that the
+ * same bytes, accepted before, still need: the same bytes make the same key.
  */
 import { createHash } from 'node:crypto'
 import { promisify } from 'node:util'
@@ -156,8 +157,8 @@ export class RecordingIntake {
 
   /**
    * True when a stored chunk names the object: the same bytes were accepted before and recorded,
-   * so the object is theirs and stays. When the database cannot say, it stays too (the retention
-   * sweep deletes it later if nothing names it).
+   * so the object is theirs and stays. When the database cannot say, it stays too, with its ledger
+   * key: the recorder's orphan sweep deletes it after a day if no row names it.
    */
   async #named(key: string): Promise<boolean> {
     try {
