@@ -11,8 +11,10 @@ const { version } = JSON.parse(readFileSync(new URL('./package.json', import.met
 rmSync(new URL('./dist', import.meta.url), { recursive: true, force: true })
 await build({
   absWorkingDir: root,
-  // Both entry points share one chunk, so @svc/sdk/react reports through the client init started.
-  entryPoints: ['src/index.ts', 'src/react.ts'],
+  // The entry points share one chunk, so @svc/sdk/react reports through the client init started
+  // and the recorder finds it too. The recorder (rrweb within it) is only in recording.js, which
+  // init({ recording }) imports on demand: the core does not grow by it.
+  entryPoints: ['src/index.ts', 'src/react.ts', 'src/recording.ts'],
   outdir: 'dist',
   splitting: true,
   external: ['react'],

@@ -8,6 +8,7 @@ import type { Transport } from './transport.js'
 import type { Options, SvcEvent, User } from './types.js'
 import { stripUrl } from './url.js'
 import { eventId } from './event-id.js'
+import { link } from './recording-link.js'
 
 declare const __SDK_VERSION__: string
 
@@ -48,6 +49,11 @@ export class Client {
     this.#user = user ? { id: user.id, email: user.email, username: user.username } : undefined
   }
 
+  /** The user the events carry (the recorder's chunks carry it too). */
+  get user(): User | undefined {
+    return this.#user
+  }
+
   /** Reports one error; returns why it was not sent, or 'sent'. */
   capture(thrown: unknown): 'sent' | 'sampled' | 'duplicate' | 'throttled' | 'dropped by beforeSend' {
     if (Math.random() >= this.#settings.sampleRate) return 'sampled'
@@ -71,6 +77,8 @@ export class Client {
       if (!event) return 'dropped by beforeSend'
     }
     this.#transport.send(JSON.stringify(event))
+    // Marks the error in the recording and sends it now (in 'errors' mode, this starts the upload).
+    if (event.recording_id && event.recording_id === link.recorder?.recordingId()) link.recorder.errorCaptured(event.event_id, event.error.message)
     return 'sent'
   }
 
@@ -89,6 +97,8 @@ export class Client {
     if (this.#settings.environment) event.environment = this.#settings.environment
     if (this.#settings.release) event.release = this.#settings.release
     if (this.#user) event.user = this.#user
+    const recordingId = link.recorder?.recordingId()
+    if (recordingId) event.recording_id = recordingId
     // Lets the service find each file's uploaded map by the id stamped into it, not by URL and release.
     const debugIds = debugIdsFor(error.stack)
     if (debugIds) event.debug_ids = debugIds

@@ -5,10 +5,11 @@
  */
 import { BreadcrumbTrail, instrument } from './breadcrumbs.js'
 import { Client } from './client.js'
+import { link } from './recording-link.js'
 import { pingOnce, Transport } from './transport.js'
 import type { Options, User } from './types.js'
 
-export type { Breadcrumb, Options, SvcEvent, User } from './types.js'
+export type { Breadcrumb, Options, RecordingOptions, SvcEvent, User } from './types.js'
 
 const DEFAULT_ENDPOINT = 'http://localhost:8082'
 const INGEST_KEY = /^svc_pk_[a-z0-9]{12}_[A-Za-z0-9]{32}$/
@@ -42,16 +43,22 @@ export function init(options: Options): void {
         return false
       }
     })
-    client = new Client(
+    const session = sessionId()
+    const started = new Client(
       { environment: options.environment, release: options.release, sampleRate, beforeSend: options.beforeSend, maxPerErrorPerMinute: options.maxPerErrorPerMinute ?? 10 },
       transport,
       trail,
-      sessionId(),
+      session,
       log,
     )
+    client = started
     addEventListener('error', (event) => report(event.error ?? event.message, log))
     addEventListener('unhandledrejection', (event) => report(event.reason, log))
     pingOnce(endpoint, options.apiKey, originalFetch)
+    link.host = { endpoint, apiKey: options.apiKey, fetch: originalFetch, log, sessionId: session, release: options.release, environment: options.environment, user: () => started.user }
+    // The recorder is a chunk of its own, fetched only by the pages that record.
+    const recording = options.recording ?? link.pending
+    if (recording) import('./recording.js').then((recorder) => recorder.startRecording(recording)).catch((error: unknown) => log(`the recorder did not load: ${String(error)}`))
   } catch (error) {
     client = undefined
     log(`init failed: ${String(error)}`)

@@ -30,6 +30,26 @@ export interface SvcEvent {
   user?: User
   /** File URL → debug id of the stamped chunks in the stack (the Vite plugin stamps them). */
   debug_ids?: Record<string, string>
+  /** The session recording running when the error was captured (a UUID): links the error to its replay. */
+  recording_id?: string
+}
+
+/** Session recording (docs/recordings.md): what is recorded, masked and how often it is sent. */
+export interface RecordingOptions {
+  /** 'all' records from the start; 'errors' keeps the last 30 to 60 s in memory and sends only once an error is captured. Default 'all'. */
+  mode?: 'all' | 'errors'
+  /** Share of recordings made, 0 to 1, decided once per recording. Default 1. */
+  sampleRate?: number
+  /** Replaces every input's value by `*`. Default true. Password fields are masked whatever this says. */
+  maskAllInputs?: boolean
+  /** Elements with this class are recorded as an empty box of their size. Default 'svc-block'. */
+  blockClass?: string
+  /** Input in elements with this class is not recorded. Default 'svc-ignore'. */
+  ignoreClass?: string
+  /** Text in elements with this class is replaced by `*`. Default 'svc-mask'. */
+  maskTextClass?: string
+  /** How often a chunk is sent, in ms. Default 30000. */
+  flushIntervalMs?: number
 }
 
 export interface Options {
@@ -48,4 +68,6 @@ export interface Options {
   maxPerErrorPerMinute?: number
   /** Logs configuration problems and dropped events to the console. Default false. */
   debug?: boolean
+  /** Turns session recording on; the recorder (@svc/sdk/recording) is loaded only then. */
+  recording?: RecordingOptions
 }
