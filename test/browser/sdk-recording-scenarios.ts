@@ -195,6 +195,20 @@ export function recordingScenarios(t: Test, browser: string, drive: Drive): void
     t.equal(new Set(chunks.map((chunk) => chunk.session_id)).size, 1, 'one session')
   })
 
+  t.test(`in ${browser}, after 30 minutes without activity the tab's next page begins a new recording from 0`, async (t) => {
+    const capture = await startCapture(t)
+    const origin = await page(t, capture, { mode: 'all', flushIntervalMs: 1000 })
+    // The tab's state as 31 minutes of idling would leave it, written from a page that does not record.
+    const age = `const saved = JSON.parse(sessionStorage.getItem('svc.recording')); saved.last -= 31 * 60_000; sessionStorage.setItem('svc.recording', JSON.stringify(saved))`
+    await drive(capture, [{ goto: `${origin}/` }, { ready: true }, { wait: { chunks: 1 } }, { goto: `${origin}/other` }, { run: age }, { goto: `${origin}/` }, { ready: true }, { wait: { snapshots: 2 } }])
+    const chunks = distinctChunks(capture)
+    const ids = [...new Set(chunks.map((chunk) => chunk.recording_id))]
+    t.equal(ids.length, 2, 'two recordings')
+    for (const id of ids) t.equal(Math.min(...chunks.filter((chunk) => chunk.recording_id === id).map((chunk) => chunk.seq)), 0, 'each numbered from 0')
+    const second = chunks.find((chunk) => chunk.recording_id === ids[1] && chunk.seq === 0)!
+    t.same(second.events.slice(0, 2).map((event) => event.type), [4, 2], 'the new one starts with its page and full snapshot')
+  })
+
   t.test(`in ${browser}, a recording sampled out sends nothing and the error names no recording`, async (t) => {
     const capture = await startCapture(t)
     const origin = await page(t, capture, { mode: 'all', flushIntervalMs: 1000, sampleRate: 0 })
