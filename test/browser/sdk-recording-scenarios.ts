@@ -139,7 +139,7 @@ export function recordingScenarios(t: Test, browser: string, drive: Drive): void
 
   t.test(`in ${browser}, a chunk answered 503 is sent again with the same number and the same bytes`, async (t) => {
     const capture = await startCapture(t)
-    capture.answers.push({ status: 503, body: { code: 'object_store_unavailable', message: 'Try again shortly.', retry_after: 1 } })
+    capture.answers.push({ status: 503, body: { code: 'objectstore_unavailable', message: 'Try again shortly.', retry_after: 1 } })
     const origin = await page(t, capture, { mode: 'all', flushIntervalMs: 1000 })
     await drive(capture, [{ goto: `${origin}/` }, { ready: true }, { wait: { chunks: 2 } }])
     checkChunks(t, capture)
