@@ -85,26 +85,9 @@ export function sendError(ex: Exchange, error: CataloguedError): void {
  */
 export function readBodyText(ex: Exchange, cap: number, gzipped: boolean): Promise<string> {
   return new Promise<string>((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    let failed = false
-    ex.res.onData((chunk, isLast) => {
-      // Once answered (say, a bad key) or aborted, the rest of the body is not worth keeping.
-      if (failed || ex.aborted) return
-      size += chunk.byteLength
-      if (size > cap) {
-        failed = true
-        reject(new BodyError('too_large', TOO_LARGE))
-        return
-      }
-      // uWS reuses the chunk's memory after this callback returns: a body that arrives whole is
-      // decoded straight from it; anything else is copied first.
-      if (isLast && chunks.length === 0 && !gzipped) return resolve(Buffer.from(chunk).toString('utf8'))
-      chunks.push(Buffer.from(chunk.slice(0)))
-      if (!isLast) return
-      const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
-      if (!gzipped) return resolve(raw.toString('utf8'))
-      inflate(raw, cap).then((inflated) => resolve(inflated.toString('utf8')), reject)
+    readBody(ex, cap, reject, (wire, lent) => {
+      if (!gzipped) return resolve(wire.toString('utf8'))
+      inflate(lent ? Buffer.from(wire) : wire, cap).then((inflated) => resolve(inflated.toString('utf8')), reject)
     })
   })
 }
@@ -122,24 +105,35 @@ export interface BodyBytes {
  */
 export function readBodyBytes(ex: Exchange, cap: number, gzipped: boolean): Promise<BodyBytes> {
   return new Promise<BodyBytes>((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    let failed = false
-    ex.res.onData((chunk, isLast) => {
-      if (failed || ex.aborted) return
-      size += chunk.byteLength
-      if (size > cap) {
-        failed = true
-        reject(new BodyError('too_large', TOO_LARGE))
-        return
-      }
-      // uWS reuses the chunk's memory after this callback returns: copy it.
-      chunks.push(Buffer.from(chunk.slice(0)))
-      if (!isLast) return
-      const wire = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+    readBody(ex, cap, reject, (lentOrOwn, lent) => {
+      const wire = lent ? Buffer.from(lentOrOwn) : lentOrOwn
       if (!gzipped) return resolve({ wire, inflated: wire })
       inflate(wire, cap).then((inflated) => resolve({ wire, inflated }), reject)
     })
+  })
+}
+
+/**
+ * Collects a body of at most cap bytes on the wire and calls whole with it once it has all come.
+ * uWS reuses a chunk's memory after its callback returns, so a body that arrives in one piece is
+ * lent (lent: true; whole must copy what it keeps past its own return) and anything else is copied.
+ * Once answered (say, a bad key) or aborted, the rest of the body is not kept.
+ */
+function readBody(ex: Exchange, cap: number, reject: (error: BodyError) => void, whole: (wire: Buffer, lent: boolean) => void): void {
+  const chunks: Buffer[] = []
+  let size = 0
+  let failed = false
+  ex.res.onData((chunk, isLast) => {
+    if (failed || ex.aborted) return
+    size += chunk.byteLength
+    if (size > cap) {
+      failed = true
+      reject(new BodyError('too_large', TOO_LARGE))
+      return
+    }
+    if (isLast && chunks.length === 0) return whole(Buffer.from(chunk), true)
+    chunks.push(Buffer.from(chunk.slice(0)))
+    if (isLast) whole(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), false)
   })
 }
 
