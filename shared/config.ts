@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { parseEnv } from 'node:util'
+import { embeddingsConfig, type EmbeddingsConfig } from './config-embeddings.js'
 import { objectStore, type ObjectStoreConfig } from './config-object-store.js'
 import { pluginsConfig, type PluginsConfig } from './config-plugins.js'
 import { connectionUrl, ConfigError, int, oneOf, port, text, url, type Env } from './config-values.js'
@@ -14,6 +15,7 @@ import { DAY, MINUTE, SECOND } from './time.js'
 
 export { ConfigError } from './config-values.js'
 export type { ObjectStoreConfig } from './config-object-store.js'
+export { EMBEDDINGS_SETTING_SOURCES, type EmbeddingsConfig } from './config-embeddings.js'
 export { PLUGIN_NAME, PLUGIN_SETTING_SOURCES, type PluginChoice, type PluginsConfig } from './config-plugins.js'
 
 export interface Config {
@@ -56,6 +58,8 @@ export interface Config {
   readonly trustedProxyHops: number
   /** Which plugin serves each kind, and its settings (see PluginsConfig). */
   readonly plugins: PluginsConfig
+  /** Which embeddings plugin the matcher uses and its pool's threads (docs/known-problems.md). */
+  readonly embeddings: EmbeddingsConfig
   /** How often `svc up` restarted this process after it exited on its own (SVC_RESTARTS, set by svc up); shown by /health. */
   readonly restarts: number
 }
@@ -248,6 +252,7 @@ export function loadConfig(env: Env = readEnv()): Config {
     dashboardOrigin: url(env, 'DASHBOARD_ORIGIN'),
     trustedProxyHops: int(env, 'SVC_TRUSTED_PROXY_HOPS', 0, 0, 10),
     plugins: pluginsConfig(env),
+    embeddings: embeddingsConfig(env),
     restarts: int(env, 'SVC_RESTARTS', 0, 0),
   }
   return deepFreeze(config)

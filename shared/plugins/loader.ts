@@ -4,9 +4,10 @@
  * manifest's schema, and calls its factory. Every failure is a PluginError whose message says
  * which plugin, what is wrong and what to change; none repeats a setting's value.
  */
-import { PLUGIN_NAME, PLUGIN_SETTING_SOURCES, type PluginsConfig } from '../config.js'
+import { EMBEDDINGS_SETTING_SOURCES, PLUGIN_NAME, PLUGIN_SETTING_SOURCES, type EmbeddingsConfig, type PluginsConfig } from '../config.js'
 import type { Logger } from '../log.js'
 import { BUILT_IN_PLUGINS, builtInPluginUrl } from './built-ins.js'
+import type { EmbeddingsPlugin } from './embeddings-types.js'
 import type { ModelPlugin } from './model-types.js'
 import { PluginError } from './plugin-error.js'
 import type { SandboxPlugin } from './sandbox-types.js'
@@ -175,6 +176,32 @@ export async function loadSandboxPlugin(config: { readonly plugins: PluginsConfi
     return sandbox
   } catch (error) {
     if (error instanceof PluginError) throw new PluginError(error.plugin, error.kind, `${error.detail} (SVC_SANDBOX_PLUGIN selects the plugin.)`)
+    throw error
+  }
+}
+
+/**
+ * Loads the embeddings plugin config.embeddings selects (embeddings-local unless EMBEDDINGS_API_KEY
+ * or SVC_EMBEDDINGS_PLUGIN says otherwise), or answers undefined with SVC_EMBEDDINGS_PLUGIN=none.
+ * The matcher calls it through createEmbedder (services/matcher/embeddings/), which moves a
+ * CPU-bound plugin into its worker threads. Errors name the variable to fix.
+ */
+export async function loadEmbeddingsPlugin(config: { readonly embeddings: EmbeddingsConfig }, log: Logger): Promise<EmbeddingsPlugin | undefined> {
+  const choice = config.embeddings.plugin
+  if (choice === undefined) {
+    log.info('embeddings plugin: none (SVC_EMBEDDINGS_PLUGIN=none)')
+    return undefined
+  }
+  try {
+    const embeddings = await loadPlugin('embeddings', choice.name, choice.settings, { log: log.child({ plugin: choice.name }) }, { settingSources: EMBEDDINGS_SETTING_SOURCES })
+    if (typeof embeddings.model !== 'string' || embeddings.model === '' || typeof embeddings.embed !== 'function') {
+      throw new PluginError(choice.name, 'embeddings', 'create() returned no model name or no embed function. This is a bug in the plugin.')
+    }
+    // The model's name, never the settings: they hold the key.
+    log.info('embeddings plugin loaded', { plugin: choice.name, model: embeddings.model })
+    return embeddings
+  } catch (error) {
+    if (error instanceof PluginError) throw new PluginError(error.plugin, error.kind, `${error.detail} (SVC_EMBEDDINGS_PLUGIN selects the plugin.)`)
     throw error
   }
 }

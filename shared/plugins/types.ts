@@ -5,6 +5,7 @@
  * configured and checks manifest and settings first.
  */
 import type { Logger } from '../log.js'
+import type { EmbeddingsPlugin } from './embeddings-types.js'
 import type { ModelPlugin } from './model-types.js'
 import type { PullRequestAccess } from './pull-request-types.js'
 import type { RepositoryAccess } from './repository-types.js'
@@ -40,7 +41,9 @@ export type PluginInstance<K extends PluginKind> = K extends 'codehost'
         ? ModelPlugin
         : K extends 'sandbox'
           ? SandboxPlugin
-          : object
+          : K extends 'embeddings'
+            ? EmbeddingsPlugin
+            : object
 
 export type { ModelPlugin, ModelRequest, ModelReply, ModelMessage, ModelTool, ModelToolCall, ModelUsage } from './model-types.js'
 export { ModelUnavailable, ModelRejected } from './model-types.js'
@@ -49,6 +52,8 @@ export { RepositoryDenied } from './repository-types.js'
 export type { PullRequestAccess, PullRequestRef, CiResult } from './pull-request-types.js'
 export type { SandboxPlugin, Sandbox, SandboxTemplate, CommandTemplate, DetectingTemplate, TestReport, CommandResult, RunOptions } from './sandbox-types.js'
 export { SandboxTemplateMissing, SandboxUnavailable, SandboxPathRefused } from './sandbox-types.js'
+export type { EmbeddingsPlugin } from './embeddings-types.js'
+export { EmbeddingsUnavailable, EMBEDDING_DIMENSIONS } from './embeddings-types.js'
 
 /** Thrown by a codehost plugin when the code host cannot be reached or answers 5xx: callers answer 503. */
 export class CodehostUnreachable extends Error {
