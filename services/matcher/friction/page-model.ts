@@ -1,0 +1,210 @@
+/**
+ * What the detectors know of the recorded page at a moment: the nodes of its last full snapshot as
+ * later mutations changed them (tag, attributes, text, parent), so a clicked node id can be told
+ * as the element a person saw (`button#pay.primary "Pay now"`), and whether it is a control that
+ * should answer a click. Everything kept here is the recorded page's own text: untrusted.
+ */
+import { cleanName, cleanText } from './untrusted-text.js'
+
+/** rrweb's NodeType: elements and text nodes are all a description needs. */
+const NODE_ELEMENT = 2
+const NODE_TEXT = 3
+
+/** Characters of a target's label (tag, id, classes) and of its text. */
+export const TARGET_LABEL_MAX = 80
+export const TARGET_TEXT_MAX = 80
+/** Characters of an id or class name, and how many classes a label names. */
+const NAME_MAX = 40
+const CLASSES_SHOWN = 3
+/** How far up from the clicked node a control is looked for (a span inside a button). */
+const CONTROL_DEPTH = 8
+
+/** A page is its address's path and query, as the recordings' pages are (docs/recordings.md). */
+const PAGE_MAX = 500
+const PAGE_URL_MAX = 16 * 1024
+
+interface PageNode {
+  tag?: string
+  attributes: Record<string, unknown>
+  text?: string
+  parent?: number
+  children: number[]
+}
+
+/** What kind of thing a click landed on, for the detectors' rules. */
+export type TargetRole = 'control' | 'text_entry' | 'other'
+
+/** A clicked element as the detectors use it: the control it belongs to, told as text. */
+export interface ClickTarget {
+  /** The node the click counts for: the control around the clicked node, or that node. */
+  nodeId: number
+  description: string
+  role: TargetRole
+}
+
+/** The recorded page's nodes, fed snapshots and mutations in order. */
+export class PageModel {
+  private nodes = new Map<number, PageNode>()
+
+  /** A full snapshot replaces the page: its tree is what is known from now on. */
+  replace(root: unknown): void {
+    this.nodes = new Map()
+    this.adopt(root, undefined)
+  }
+
+  /** Applies an rrweb mutation (adds, removes, texts, attributes); anything malformed is ignored. */
+  mutate(data: Record<string, unknown>): void {
+    for (const add of array(data.adds)) {
+      if (isRecord(add)) this.adopt(add.node, typeof add.parentId === 'number' ? add.parentId : undefined)
+    }
+    for (const change of array(data.texts)) {
+      const node = this.changed(change)
+      if (node && isRecord(change) && typeof change.value === 'string') node.text = change.value
+    }
+    for (const change of array(data.attributes)) {
+      const node = this.changed(change)
+      if (node && isRecord(change) && isRecord(change.attributes)) node.attributes = { ...node.attributes, ...change.attributes }
+    }
+    // Removed last: a click is told when it happens, so a node gone later no longer matters.
+    for (const remove of array(data.removes)) {
+      if (isRecord(remove) && typeof remove.id === 'number') this.forget(remove.id)
+    }
+  }
+
+  /** The clicked node as a target, or undefined when the page does not know it as an element. */
+  target(clickedId: number): ClickTarget | undefined {
+    const clicked = this.nodes.get(clickedId)
+    if (!clicked?.tag) return undefined
+    let nodeId = clickedId
+    let role = roleOf(clicked)
+    for (let id = clicked.parent, depth = 0; role === 'other' && id !== undefined && depth < CONTROL_DEPTH; depth++) {
+      const node = this.nodes.get(id)
+      if (!node) break
+      if (node.tag && roleOf(node) === 'control') [nodeId, role] = [id, 'control']
+      id = node.parent
+    }
+    return { nodeId, description: this.describe(nodeId), role }
+  }
+
+  /** How an element reads: tag#id.class.class "its text" (or its label when it has no text). */
+  describe(id: number): string {
+    const node = this.nodes.get(id)
+    const attributes = node?.attributes ?? {}
+    let label = cleanName(node?.tag, NAME_MAX).replace(/[^a-z0-9-]/g, '') || 'element'
+    const elementId = cleanName(attributes.id, NAME_MAX)
+    if (elementId) label += `#${elementId}`
+    if (typeof attributes.class === 'string') {
+      label += attributes.class.slice(0, 1000).split(/\s+/).map((name) => cleanName(name, NAME_MAX)).filter(Boolean).slice(0, CLASSES_SHOWN).map((name) => `.${name}`).join('')
+    }
+    label = cleanText(label, TARGET_LABEL_MAX)
+    const text = cleanText(this.textOf(id), TARGET_TEXT_MAX) || [attributes['aria-label'], attributes.title, attributes.alt, maskedOrValue(attributes.value)].map((value) => cleanText(value, TARGET_TEXT_MAX)).find(Boolean)
+    return text ? `${label} "${text}"` : label
+  }
+
+  /** The known node a text or attribute change names. */
+  private changed(change: unknown): PageNode | undefined {
+    return isRecord(change) && typeof change.id === 'number' ? this.nodes.get(change.id) : undefined
+  }
+
+  private adopt(root: unknown, parent: number | undefined): void {
+    const pending: Array<{ node: unknown; parent: number | undefined }> = [{ node: root, parent }]
+    while (pending.length > 0) {
+      const { node, parent: parentId } = pending.pop()!
+      if (!isRecord(node) || typeof node.id !== 'number') continue
+      const known: PageNode = { attributes: {}, children: [], parent: parentId }
+      if (node.type === NODE_ELEMENT && typeof node.tagName === 'string') {
+        known.tag = node.tagName.toLowerCase()
+        if (isRecord(node.attributes)) known.attributes = node.attributes
+      }
+      if (node.type === NODE_TEXT && typeof node.textContent === 'string') known.text = node.textContent
+      this.nodes.set(node.id, known)
+      if (parentId !== undefined) this.nodes.get(parentId)?.children.push(node.id)
+      // Pushed last child first, so they are taken (and joined to their parent) in document order.
+      const children = array(node.childNodes)
+      for (let i = children.length - 1; i >= 0; i--) pending.push({ node: children[i], parent: node.id })
+    }
+  }
+
+  private forget(id: number): void {
+    const pending = [id]
+    while (pending.length > 0) {
+      const current = pending.pop()!
+      const node = this.nodes.get(current)
+      if (!node) continue
+      this.nodes.delete(current)
+      pending.push(...node.children)
+    }
+  }
+
+  /** The element's text, depth first, until there is enough of it; styles and scripts are not text. */
+  private textOf(id: number): string {
+    let text = ''
+    const pending = [id]
+    const seen = new Set<number>()
+    while (pending.length > 0 && text.length < TARGET_TEXT_MAX * 2) {
+      const current = pending.pop()!
+      if (seen.has(current)) continue
+      seen.add(current)
+      const node = this.nodes.get(current)
+      if (!node || node.tag === 'style' || node.tag === 'script') continue
+      if (node.tag === undefined && node.text !== undefined) text += ` ${node.text.slice(0, TARGET_TEXT_MAX * 2)}`
+      for (let i = node.children.length - 1; i >= 0; i--) pending.push(node.children[i]!)
+    }
+    return text
+  }
+}
+
+/** Input types that take typed text: clicking in them places a caret, which changes no page. */
+const TEXT_INPUTS = new Set(['', 'text', 'search', 'email', 'password', 'tel', 'url', 'number', 'date', 'datetime-local', 'month', 'time', 'week'])
+const BUTTON_INPUTS = new Set(['button', 'submit', 'reset', 'image'])
+const CONTROL_ROLES = new Set(['button', 'link', 'menuitem', 'tab', 'option', 'switch'])
+
+/**
+ * A control is something made to answer a click on this page: a button, a link that stays in this
+ * tab and is not a download or another app's address (mail, phone), a button-like input, a
+ * summary, or an element with a button-like role. Text entry takes clicks to place the caret.
+ */
+function roleOf(node: PageNode): TargetRole {
+  const attributes = node.attributes
+  const type = typeof attributes.type === 'string' ? attributes.type.toLowerCase() : ''
+  if (node.tag === 'textarea' || node.tag === 'select' || (node.tag === 'input' && TEXT_INPUTS.has(type))) return 'text_entry'
+  if (present(attributes.contenteditable) && attributes.contenteditable !== 'false') return 'text_entry'
+  if (node.tag === 'button' || node.tag === 'summary' || (node.tag === 'input' && BUTTON_INPUTS.has(type))) return 'control'
+  if (node.tag === 'a' && typeof attributes.href === 'string') {
+    const leaves = (typeof attributes.target === 'string' && attributes.target !== '' && attributes.target !== '_self') || present(attributes.download)
+    return leaves || /^\s*(mailto|tel|sms):/i.test(attributes.href) ? 'other' : 'control'
+  }
+  if (typeof attributes.role === 'string' && CONTROL_ROLES.has(attributes.role.toLowerCase())) return 'control'
+  return 'other'
+}
+
+/** Whether a recorded attribute is set: rrweb writes a removed one as null, a boolean one as '' or true. */
+function present(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== false
+}
+
+/** An input's value names a button (`<input type=submit value="Pay">`); a masked one (`***`) names nothing. */
+function maskedOrValue(value: unknown): unknown {
+  return typeof value === 'string' && /^\**$/.test(value.trim()) ? undefined : value
+}
+
+/** The path and query of an http(s) address (as the recordings' pages keep it), or undefined. */
+export function pageOf(href: unknown): string | undefined {
+  if (typeof href !== 'string') return undefined
+  let url: URL
+  try {
+    url = new URL(href.slice(0, PAGE_URL_MAX))
+  } catch {
+    return undefined
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined
+  return `${url.pathname}${url.search}`.slice(0, PAGE_MAX)
+}
+
+export function array(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : []
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

@@ -1,0 +1,28 @@
+/**
+ * Text taken from a recording (element text, ids, classes, error messages, addresses) is written
+ * by the recorded page, so it is untrusted: it is kept only as short, flat, printable text. Nothing
+ * here reads meaning into it; it is quoted into targets and narratives, never followed.
+ */
+
+/**
+ * Control and format characters (NUL, which PostgreSQL's text refuses; bidirectional overrides and
+ * zero-width characters, which make text read other than it is) and line or paragraph separators.
+ */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu
+
+/**
+ * value as one line of at most max characters (code points): unprintable characters become spaces,
+ * runs of white space one space, and a longer text ends in "…". Anything but a string is ''.
+ */
+export function cleanText(value: unknown, max: number): string {
+  if (typeof value !== 'string') return ''
+  // Only a bounded prefix is looked at: a recorded text may be megabytes long.
+  const flat = value.slice(0, max * 4).toWellFormed().replace(UNPRINTABLE, ' ').replace(/\s+/g, ' ').trim()
+  const points = Array.from(flat)
+  return points.length > max ? `${points.slice(0, max - 1).join('').trimEnd()}…` : flat
+}
+
+/** A name from a recorded attribute (an id, a class): cleaned, with no spaces, at most max characters. */
+export function cleanName(value: unknown, max: number): string {
+  return cleanText(value, max).replace(/ /g, '')
+}
