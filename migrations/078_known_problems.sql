@@ -4,6 +4,10 @@
 -- name it (numbers skip from 010). Additive: nothing before it changes meaning.
 CREATE EXTENSION IF NOT EXISTS vector;
 
+-- The status a group had before it was archived (scripts/retire-friction-buckets.sql, svc
+-- reset-friction-tickets): kept so an archived group can be told apart and, by hand, restored.
+ALTER TABLE issues ADD COLUMN previous_status text;
+
 -- Which closed recordings the matcher has scanned for friction (one row each, once).
 CREATE TABLE friction_scans (
   project_id   uuid NOT NULL,
@@ -138,6 +142,9 @@ CREATE TABLE friction_jobs (
   subject        uuid NOT NULL,
   state          text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'claimed', 'completed', 'failed')),
   source         text NOT NULL DEFAULT 'live' CHECK (source IN ('live', 'backfill')),
+  -- Set by `svc backfill-tickets --allow-missing-embeddings`: a worker without embeddings runs the
+  -- job anyway (every problem a new ticket) instead of failing it.
+  allow_missing_embeddings boolean NOT NULL DEFAULT false,
   -- A backfill's jobs are spaced by its --rate: none is started before this.
   not_before     timestamptz NOT NULL DEFAULT now(),
   attempts       integer NOT NULL DEFAULT 0,

@@ -1,3 +1,4 @@
+CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public;
 CREATE TABLE public.api_keys (
     id text NOT NULL,
     project_id uuid NOT NULL,
@@ -103,6 +104,51 @@ CREATE TABLE public.fixes (
     CONSTRAINT fixes_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'fixing'::text, 'pr_draft'::text, 'pr_created'::text, 'needs_human'::text]))),
     CONSTRAINT fixes_trigger_check CHECK ((trigger = ANY (ARRAY['auto'::text, 'manual'::text])))
 );
+CREATE TABLE public.friction_findings (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    project_id uuid NOT NULL,
+    environment_id uuid,
+    recording_id uuid NOT NULL,
+    kind text NOT NULL,
+    page text NOT NULL,
+    target text NOT NULL,
+    at timestamp with time zone NOT NULL,
+    user_key text,
+    session_id text,
+    narrative text NOT NULL,
+    narrative_by text DEFAULT 'mechanical'::text NOT NULL,
+    embedding public.vector(384),
+    embedding_model text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT friction_findings_kind_check CHECK ((kind = ANY (ARRAY['rage_click'::text, 'dead_click'::text, 'error_after_click'::text, 'form_abandon'::text]))),
+    CONSTRAINT friction_findings_narrative_by_check CHECK ((narrative_by = ANY (ARRAY['mechanical'::text, 'model'::text])))
+);
+CREATE TABLE public.friction_jobs (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    kind text NOT NULL,
+    project_id uuid NOT NULL,
+    environment_id uuid,
+    subject uuid NOT NULL,
+    state text DEFAULT 'pending'::text NOT NULL,
+    source text DEFAULT 'live'::text NOT NULL,
+    allow_missing_embeddings boolean DEFAULT false NOT NULL,
+    not_before timestamp with time zone DEFAULT now() NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    lease_until timestamp with time zone,
+    version integer DEFAULT 1 NOT NULL,
+    error text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT friction_jobs_kind_check CHECK ((kind = ANY (ARRAY['scan'::text, 'match'::text, 'confirm'::text]))),
+    CONSTRAINT friction_jobs_source_check CHECK ((source = ANY (ARRAY['live'::text, 'backfill'::text]))),
+    CONSTRAINT friction_jobs_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'claimed'::text, 'completed'::text, 'failed'::text])))
+);
+CREATE TABLE public.friction_scans (
+    project_id uuid NOT NULL,
+    recording_id uuid NOT NULL,
+    scanned_at timestamp with time zone DEFAULT now() NOT NULL,
+    findings integer DEFAULT 0 NOT NULL
+);
 CREATE TABLE public.investigation_citations (
     id bigint NOT NULL,
     investigation_id uuid NOT NULL,
@@ -204,6 +250,12 @@ CREATE TABLE public.issue_fingerprint_aliases (
     issue_id uuid NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL
 );
+CREATE TABLE public.issue_recordings (
+    issue_id uuid NOT NULL,
+    project_id uuid NOT NULL,
+    recording_id uuid NOT NULL,
+    at timestamp with time zone NOT NULL
+);
 CREATE TABLE public.issues (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     project_id uuid NOT NULL,
@@ -222,7 +274,21 @@ CREATE TABLE public.issues (
     session_count integer DEFAULT 0 NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     noise text DEFAULT ''::text NOT NULL,
-    detail_quality smallint DEFAULT 0 NOT NULL
+    detail_quality smallint DEFAULT 0 NOT NULL,
+    previous_status text
+);
+CREATE TABLE public.matching_decisions (
+    finding_id uuid NOT NULL,
+    project_id uuid NOT NULL,
+    environment_id uuid,
+    decision text NOT NULL,
+    ticket_id uuid,
+    distance real,
+    shortlist jsonb DEFAULT '[]'::jsonb NOT NULL,
+    decided_by text NOT NULL,
+    decided_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT matching_decisions_decided_by_check CHECK ((decided_by = ANY (ARRAY['embeddings'::text, 'no_embeddings'::text, 'model'::text]))),
+    CONSTRAINT matching_decisions_decision_check CHECK ((decision = ANY (ARRAY['joined'::text, 'created'::text, 'not_a_problem'::text])))
 );
 CREATE TABLE public.projects (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
@@ -312,6 +378,55 @@ CREATE TABLE public.sourcemaps (
     bytes integer NOT NULL,
     uploaded_at timestamp with time zone DEFAULT now() NOT NULL
 );
+CREATE TABLE public.ticket_checks (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    ticket_id uuid NOT NULL,
+    project_id uuid NOT NULL,
+    recording_id uuid NOT NULL,
+    verdict text NOT NULL,
+    checked_at timestamp with time zone DEFAULT now() NOT NULL,
+    utc_day date NOT NULL,
+    CONSTRAINT ticket_checks_verdict_check CHECK ((verdict = ANY (ARRAY['confirmed'::text, 'refuted'::text, 'inconclusive'::text])))
+);
+CREATE TABLE public.ticket_matches (
+    ticket_id uuid NOT NULL,
+    finding_id uuid NOT NULL,
+    project_id uuid NOT NULL,
+    recording_id uuid NOT NULL,
+    at timestamp with time zone NOT NULL,
+    user_key text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+CREATE TABLE public.tickets (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    project_id uuid NOT NULL,
+    environment_id uuid,
+    issue_id uuid NOT NULL,
+    state text DEFAULT 'candidate'::text NOT NULL,
+    previous_state text,
+    kind text NOT NULL,
+    page text NOT NULL,
+    target text NOT NULL,
+    narrative text NOT NULL,
+    embedding public.vector(384),
+    embedding_model text,
+    pages text[] DEFAULT '{}'::text[] NOT NULL,
+    matched integer DEFAULT 0 NOT NULL,
+    users integer DEFAULT 0 NOT NULL,
+    checks_confirmed integer DEFAULT 0 NOT NULL,
+    checks_refuted integer DEFAULT 0 NOT NULL,
+    checks_inconclusive integer DEFAULT 0 NOT NULL,
+    checks_next_at integer DEFAULT 3 NOT NULL,
+    published_at timestamp with time zone,
+    unpublished_at timestamp with time zone,
+    same_fix_ticket_id uuid,
+    same_fix text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    version integer DEFAULT 1 NOT NULL,
+    CONSTRAINT tickets_same_fix_check CHECK ((same_fix = ANY (ARRAY['asked'::text, 'same'::text, 'different'::text]))),
+    CONSTRAINT tickets_state_check CHECK ((state = ANY (ARRAY['candidate'::text, 'queued'::text, 'analyzing'::text, 'awaiting_approval'::text, 'insight'::text, 'needs_human'::text, 'investigated'::text, 'fixing'::text, 'pr_draft'::text, 'pr_created'::text, 'archived'::text])))
+);
 CREATE TABLE public.users (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     email text,
@@ -346,6 +461,14 @@ ALTER TABLE ONLY public.fix_evidence
     ADD CONSTRAINT fix_evidence_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.fixes
     ADD CONSTRAINT fixes_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.friction_findings
+    ADD CONSTRAINT friction_findings_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.friction_findings
+    ADD CONSTRAINT friction_findings_project_id_recording_id_kind_target_at_key UNIQUE (project_id, recording_id, kind, target, at);
+ALTER TABLE ONLY public.friction_jobs
+    ADD CONSTRAINT friction_jobs_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.friction_scans
+    ADD CONSTRAINT friction_scans_pkey PRIMARY KEY (project_id, recording_id);
 ALTER TABLE ONLY public.investigation_citations
     ADD CONSTRAINT investigation_citations_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.investigation_outcomes
@@ -364,10 +487,14 @@ ALTER TABLE ONLY public.issue_admission_notes
     ADD CONSTRAINT issue_admission_notes_pkey PRIMARY KEY (issue_id);
 ALTER TABLE ONLY public.issue_fingerprint_aliases
     ADD CONSTRAINT issue_fingerprint_aliases_pkey PRIMARY KEY (project_id, fingerprint);
+ALTER TABLE ONLY public.issue_recordings
+    ADD CONSTRAINT issue_recordings_pkey PRIMARY KEY (issue_id, recording_id, at);
 ALTER TABLE ONLY public.issues
     ADD CONSTRAINT issues_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.issues
     ADD CONSTRAINT issues_project_id_kind_fingerprint_key UNIQUE (project_id, kind, fingerprint);
+ALTER TABLE ONLY public.matching_decisions
+    ADD CONSTRAINT matching_decisions_pkey PRIMARY KEY (finding_id);
 ALTER TABLE ONLY public.projects
     ADD CONSTRAINT projects_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.recording_chunks
@@ -382,6 +509,16 @@ ALTER TABLE ONLY public.sourcemaps
     ADD CONSTRAINT sourcemaps_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.sourcemaps
     ADD CONSTRAINT sourcemaps_project_id_release_url_path_key UNIQUE (project_id, release, url_path);
+ALTER TABLE ONLY public.ticket_checks
+    ADD CONSTRAINT ticket_checks_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.ticket_checks
+    ADD CONSTRAINT ticket_checks_ticket_id_recording_id_key UNIQUE (ticket_id, recording_id);
+ALTER TABLE ONLY public.ticket_matches
+    ADD CONSTRAINT ticket_matches_pkey PRIMARY KEY (ticket_id, finding_id);
+ALTER TABLE ONLY public.tickets
+    ADD CONSTRAINT tickets_issue_id_key UNIQUE (issue_id);
+ALTER TABLE ONLY public.tickets
+    ADD CONSTRAINT tickets_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.users
     ADD CONSTRAINT users_codehost_id_key UNIQUE (codehost_id);
 ALTER TABLE ONLY public.users
@@ -395,6 +532,10 @@ CREATE INDEX events_project_received ON public.events USING btree (project_id, r
 CREATE INDEX fixes_issue ON public.fixes USING btree (issue_id, created_at);
 CREATE INDEX fixes_lease ON public.fixes USING btree (lease_until) WHERE (state = ANY (ARRAY['queued'::text, 'fixing'::text]));
 CREATE UNIQUE INDEX fixes_one_active ON public.fixes USING btree (issue_id) WHERE (state = ANY (ARRAY['queued'::text, 'fixing'::text]));
+CREATE INDEX friction_findings_environment ON public.friction_findings USING btree (project_id, environment_id, created_at);
+CREATE UNIQUE INDEX friction_jobs_active ON public.friction_jobs USING btree (kind, subject) WHERE (state = ANY (ARRAY['pending'::text, 'claimed'::text]));
+CREATE INDEX friction_jobs_due ON public.friction_jobs USING btree (not_before) WHERE (state = 'pending'::text);
+CREATE INDEX friction_jobs_environment ON public.friction_jobs USING btree (project_id, environment_id, state);
 CREATE INDEX investigation_citations_investigation ON public.investigation_citations USING btree (investigation_id);
 CREATE INDEX investigations_lease ON public.investigations USING btree (lease_until) WHERE (state = ANY (ARRAY['queued'::text, 'analyzing'::text]));
 CREATE UNIQUE INDEX investigations_one_active ON public.investigations USING btree (issue_id) WHERE (state = ANY (ARRAY['queued'::text, 'analyzing'::text]));
@@ -402,6 +543,7 @@ CREATE INDEX investigations_project_created ON public.investigations USING btree
 CREATE INDEX issue_actors_real ON public.issue_actors USING btree (issue_id, actor_kind, real_seen_at);
 CREATE INDEX issue_fingerprint_aliases_issue ON public.issue_fingerprint_aliases USING btree (issue_id);
 CREATE INDEX issues_project_last_seen ON public.issues USING btree (project_id, last_seen DESC);
+CREATE INDEX matching_decisions_environment ON public.matching_decisions USING btree (project_id, environment_id, decided_at);
 CREATE INDEX projects_owner ON public.projects USING btree (owner_id);
 CREATE INDEX recording_chunks_object ON public.recording_chunks USING btree (object_key);
 CREATE INDEX recordings_last ON public.recordings USING btree (last_at);
@@ -410,6 +552,11 @@ CREATE INDEX recordings_project_last ON public.recordings USING btree (project_i
 CREATE INDEX recordings_user ON public.recordings USING btree (project_id, user_key) WHERE (user_key IS NOT NULL);
 CREATE INDEX setup_sessions_project ON public.setup_sessions USING btree (project_id) WHERE (project_id IS NOT NULL);
 CREATE UNIQUE INDEX sourcemaps_debug_id ON public.sourcemaps USING btree (project_id, debug_id) WHERE (debug_id IS NOT NULL);
+CREATE INDEX ticket_checks_budget ON public.ticket_checks USING btree (project_id, utc_day);
+CREATE INDEX ticket_matches_recording ON public.ticket_matches USING btree (project_id, recording_id);
+CREATE INDEX tickets_embedding ON public.tickets USING hnsw (embedding public.vector_cosine_ops);
+CREATE INDEX tickets_environment ON public.tickets USING btree (project_id, environment_id, state);
+CREATE INDEX tickets_pages ON public.tickets USING gin (pages);
 CREATE UNIQUE INDEX users_email ON public.users USING btree (lower(email)) WHERE (email IS NOT NULL);
 CREATE INDEX web_sessions_user ON public.web_sessions USING btree (user_id);
 ALTER TABLE ONLY public.api_keys
@@ -432,6 +579,16 @@ ALTER TABLE ONLY public.fixes
     ADD CONSTRAINT fixes_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.fixes
     ADD CONSTRAINT fixes_requested_by_fkey FOREIGN KEY (requested_by) REFERENCES public.users(id) ON DELETE SET NULL;
+ALTER TABLE ONLY public.friction_findings
+    ADD CONSTRAINT friction_findings_environment_id_fkey FOREIGN KEY (environment_id) REFERENCES public.environments(id) ON DELETE SET NULL;
+ALTER TABLE ONLY public.friction_findings
+    ADD CONSTRAINT friction_findings_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.friction_findings
+    ADD CONSTRAINT friction_findings_project_id_recording_id_fkey FOREIGN KEY (project_id, recording_id) REFERENCES public.recordings(project_id, id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.friction_jobs
+    ADD CONSTRAINT friction_jobs_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.friction_scans
+    ADD CONSTRAINT friction_scans_project_id_recording_id_fkey FOREIGN KEY (project_id, recording_id) REFERENCES public.recordings(project_id, id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.investigation_citations
     ADD CONSTRAINT investigation_citations_investigation_id_fkey FOREIGN KEY (investigation_id) REFERENCES public.investigations(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.investigation_outcomes
@@ -452,8 +609,14 @@ ALTER TABLE ONLY public.issue_fingerprint_aliases
     ADD CONSTRAINT issue_fingerprint_aliases_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.issue_fingerprint_aliases
     ADD CONSTRAINT issue_fingerprint_aliases_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.issue_recordings
+    ADD CONSTRAINT issue_recordings_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.issues
     ADD CONSTRAINT issues_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.matching_decisions
+    ADD CONSTRAINT matching_decisions_finding_id_fkey FOREIGN KEY (finding_id) REFERENCES public.friction_findings(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.matching_decisions
+    ADD CONSTRAINT matching_decisions_ticket_id_fkey FOREIGN KEY (ticket_id) REFERENCES public.tickets(id) ON DELETE SET NULL;
 ALTER TABLE ONLY public.projects
     ADD CONSTRAINT projects_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES public.users(id) ON DELETE SET NULL;
 ALTER TABLE ONLY public.recording_chunks
@@ -470,5 +633,19 @@ ALTER TABLE ONLY public.setup_steps
     ADD CONSTRAINT setup_steps_session_id_fkey FOREIGN KEY (session_id) REFERENCES public.setup_sessions(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.sourcemaps
     ADD CONSTRAINT sourcemaps_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.ticket_checks
+    ADD CONSTRAINT ticket_checks_ticket_id_fkey FOREIGN KEY (ticket_id) REFERENCES public.tickets(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.ticket_matches
+    ADD CONSTRAINT ticket_matches_finding_id_fkey FOREIGN KEY (finding_id) REFERENCES public.friction_findings(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.ticket_matches
+    ADD CONSTRAINT ticket_matches_ticket_id_fkey FOREIGN KEY (ticket_id) REFERENCES public.tickets(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.tickets
+    ADD CONSTRAINT tickets_environment_id_fkey FOREIGN KEY (environment_id) REFERENCES public.environments(id) ON DELETE SET NULL;
+ALTER TABLE ONLY public.tickets
+    ADD CONSTRAINT tickets_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.tickets
+    ADD CONSTRAINT tickets_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.tickets
+    ADD CONSTRAINT tickets_same_fix_ticket_id_fkey FOREIGN KEY (same_fix_ticket_id) REFERENCES public.tickets(id) ON DELETE SET NULL;
 ALTER TABLE ONLY public.web_sessions
     ADD CONSTRAINT web_sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
