@@ -69,8 +69,12 @@ export interface Harness {
    * outcome goes on to its fix); answers the issue's row and its latest investigation's state.
    */
   settle(issueId: string, timeoutMs?: number): Promise<Settled>
-  /** Waits until admission noted why the issue is not investigated; answers the note. */
-  notInvestigated(issueId: string, timeoutMs?: number): Promise<{ code: string; message: string }>
+  /**
+   * Waits until admission noted why the issue is not investigated (and, given settled, until the
+   * note is one it accepts: a note written for the first of several events may be replaced once the
+   * rest are counted); answers the note.
+   */
+  notInvestigated(issueId: string, timeoutMs?: number, settled?: (note: { code: string }) => boolean): Promise<{ code: string; message: string }>
   violations(): Promise<Violation[]>
 }
 
@@ -156,8 +160,11 @@ export async function startHarness(t: HarnessTeardown, options: HarnessOptions =
         return rows[0] && SETTLED.includes(rows[0].status) ? rows[0] : undefined
       }, timeoutMs, 100)
     },
-    async notInvestigated(issueId, timeoutMs = 30_000) {
-      return waitFor(async () => (await stack.db.query<{ code: string; message: string }>('SELECT code, message FROM issue_admission_notes WHERE issue_id = $1', [issueId])).rows[0], timeoutMs, 100)
+    async notInvestigated(issueId, timeoutMs = 30_000, settled = () => true) {
+      return waitFor(async () => {
+        const note = (await stack.db.query<{ code: string; message: string }>('SELECT code, message FROM issue_admission_notes WHERE issue_id = $1', [issueId])).rows[0]
+        return note && settled(note) ? note : undefined
+      }, timeoutMs, 100)
     },
     violations: () => checkInvestigations(orm, { graceMs: 2 * stack.config.investigations.leaseMs, maxAttempts: stack.config.stream.maxAttempts }),
   }
