@@ -29,12 +29,12 @@ export interface EmbeddingsHarness {
 
 /** Friction narratives of the kind the matcher embeds, all different. */
 export const SAMPLE_NARRATIVES: readonly string[] = [
-  'Rage click: the user clicked "Pay now" (button#pay-now) 6 times within 2 s on /checkout; nothing changed.',
-  'Dead click: the user clicked "Apply coupon" (a.coupon-link) on /cart and nothing happened for 3 s.',
-  "Error after click: clicking \"Save profile\" (button#save) on /settings/profile was followed within 1 s by TypeError: Cannot read properties of undefined (reading 'id').",
-  'Form abandoned: the user filled 3 of 5 fields of "Shipping address" (form#shipping) on /checkout/shipping and left without submitting.',
-  'Rage click: the user clicked "Next" (button.carousel-next) 9 times within 3 s on /products/42; the slide did not move.',
-  'Dead click: the user clicked the logo (img.brand) on /blog/how-to-return-an-order and no page loaded.',
+  'Rage click: 5 clicks in 1.8 s on button#pay.primary "Pay now" on /checkout; nothing changed on the page.',
+  'Dead click on a.coupon-link "Apply coupon" on /cart: nothing changed on the page and no page loaded within 1 s.',
+  'Error after click on button#save "Save profile" on /settings/profile: the error "TypeError: Cannot read properties of undefined (reading \'id\')" 0.1 s later.',
+  'Dead click on a "Contact" on /help: nothing changed on the page and no page loaded within 1 s.',
+  'Rage click: 9 clicks in 3.0 s on button.carousel-next "Next" on /products/42; nothing changed on the page.',
+  'Error after click on button.add-to-cart "Add to cart" on /products/7: the error "Request failed with status code 500" 0.4 s later.',
 ]
 
 /** Runs the embeddings conformance suite against module as subtests of t. */

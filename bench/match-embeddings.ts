@@ -1,0 +1,120 @@
+/**
+ * The embeddings part of npm run bench:match: how many narratives a second the matcher's embedder
+ * turns into vectors, with the configured CPU-bound plugin (embeddings-local unless configured
+ * otherwise) in a piscina pool of 1 and of 2 threads, side by side in one run, plus what one
+ * narrative costs alone (the matcher's usual call: a finding at a time) and the same work on the
+ * calling thread without a pool, for scale.
+ */
+import { createEmbedder } from '../services/matcher/embeddings/index.js'
+import { loadConfig, readEnv, type Config } from '../shared/config.js'
+import { createLogger } from '../shared/log.js'
+import { loadEmbeddingsPlugin } from '../shared/plugins/loader.js'
+import { frictionNarratives } from './friction-narratives.js'
+
+export interface EmbeddingsBenchOptions {
+  readonly narratives: number
+  readonly threads: readonly number[]
+  /** Timed passes over all narratives per pool size; the median counts. */
+  readonly rounds: number
+  /** Single-narrative calls timed per pool size. */
+  readonly singles: number
+}
+
+export interface EmbeddingsBenchResult {
+  readonly model: string
+  readonly narratives: number
+  /** The note printed when the configured plugin is not CPU-bound and embeddings-local was measured instead. */
+  readonly note: string | undefined
+  /** Embeddings a second on the calling thread, no pool. */
+  readonly inProcessPerSecond: number
+  readonly pools: ReadonlyArray<{ readonly threads: number; readonly perSecond: number; readonly singleMedianMs: number }>
+  /** Cosine similarity of pairs of narratives of the same problem and of different problems (a sample of 400). */
+  readonly separation: { readonly samePercentile5: number; readonly sameMedian: number; readonly differentMedian: number; readonly differentPercentile95: number }
+}
+
+export const DEFAULT_EMBEDDINGS_BENCH: EmbeddingsBenchOptions = { narratives: 2000, threads: [1, 2], rounds: 5, singles: 200 }
+
+const percentile = (values: number[], share: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * share))]!
+const median = (values: number[]): number => percentile(values, 0.5)
+const cosine = (a: readonly number[], b: readonly number[]): number => a.reduce((sum, value, i) => sum + value * b[i]!, 0)
+
+/** The configuration measured: the environment's embeddings choice if it computes in-process, else embeddings-local. */
+async function measuredConfig(threads: number): Promise<{ config: Config; note: string | undefined }> {
+  const env = readEnv()
+  const silent = createLogger('silent')
+  const configured = loadConfig({ ...env, SVC_EMBEDDINGS_POOL_THREADS: String(threads) })
+  const plugin = await loadEmbeddingsPlugin(configured, silent)
+  if (plugin?.cpuBound === true) return { config: { ...configured, logLevel: 'silent' }, note: undefined }
+  const local = loadConfig({ SVC_EMBEDDINGS_PLUGIN: 'embeddings-local', SVC_EMBEDDINGS_POOL_THREADS: String(threads) })
+  const why = plugin === undefined ? 'embeddings are off (SVC_EMBEDDINGS_PLUGIN=none)' : `the configured plugin (${plugin.model}) calls an endpoint from the main thread`
+  return { config: { ...local, logLevel: 'silent' }, note: `${why}; embeddings-local is measured instead` }
+}
+
+export async function benchEmbeddings(options: EmbeddingsBenchOptions = DEFAULT_EMBEDDINGS_BENCH): Promise<EmbeddingsBenchResult> {
+  const narratives = frictionNarratives(options.narratives)
+  const texts = narratives.map((narrative) => narrative.text)
+  const silent = createLogger('silent')
+  const pools: Array<EmbeddingsBenchResult['pools'][number]> = []
+  let model = ''
+  let note: string | undefined
+  for (const threads of options.threads) {
+    const measured = await measuredConfig(threads)
+    note = measured.note
+    const embedder = (await createEmbedder(measured.config, silent))!
+    model = embedder.model
+    try {
+      // Warm: threads started, the plugin's code compiled by the JIT in each.
+      await embedder.embed(texts.slice(0, 500))
+      const passes: number[] = []
+      for (let round = 0; round < options.rounds; round++) {
+        const start = performance.now()
+        await embedder.embed(texts)
+        passes.push(performance.now() - start)
+      }
+      const singles: number[] = []
+      for (let i = 0; i < options.singles; i++) {
+        const start = performance.now()
+        await embedder.embed([texts[i % texts.length]!])
+        singles.push(performance.now() - start)
+      }
+      pools.push({ threads, perSecond: texts.length / (median(passes) / 1000), singleMedianMs: median(singles) })
+    } finally {
+      await embedder.close()
+    }
+  }
+  // The same plugin on this thread: what a pool adds or costs beside the bare work.
+  const direct = (await loadEmbeddingsPlugin((await measuredConfig(1)).config, silent))!
+  await direct.embed(texts.slice(0, 500))
+  const passes: number[] = []
+  for (let round = 0; round < options.rounds; round++) {
+    const start = performance.now()
+    await direct.embed(texts)
+    passes.push(performance.now() - start)
+  }
+  // How far apart the vectors put one problem's narratives and different problems' (what a match threshold works with).
+  const sample = narratives.slice(0, 400)
+  const vectors = await direct.embed(sample.map((narrative) => narrative.text))
+  const same: number[] = []
+  const different: number[] = []
+  for (let i = 0; i < sample.length; i++) {
+    for (let j = i + 1; j < sample.length; j++) (sample[i]!.problem === sample[j]!.problem ? same : different).push(cosine(vectors[i]!, vectors[j]!))
+  }
+  const separation = { samePercentile5: percentile(same, 0.05), sameMedian: median(same), differentMedian: median(different), differentPercentile95: percentile(different, 0.95) }
+  return { model, narratives: texts.length, note, inProcessPerSecond: texts.length / (median(passes) / 1000), pools, separation }
+}
+
+/** The part's lines for the report. */
+export function formatEmbeddingsBench(result: EmbeddingsBenchResult): string[] {
+  const rate = (perSecond: number): string => `${Math.round(perSecond).toLocaleString('en-US')} embeddings/s`
+  const lines = [`embeddings: ${result.model}, ${result.narratives.toLocaleString('en-US')} friction narratives a pass (median of the passes)`]
+  if (result.note) lines.push(`  (${result.note})`)
+  const base = result.pools[0]?.perSecond
+  for (const pool of result.pools) {
+    const scale = base === undefined || pool === result.pools[0] ? '' : ` (${(pool.perSecond / base).toFixed(2)}× the ${result.pools[0]!.threads}-thread pool)`
+    lines.push(`  pool of ${pool.threads} thread${pool.threads === 1 ? '' : 's'}: ${rate(pool.perSecond)}${scale}; one narrative alone ${pool.singleMedianMs.toFixed(2)} ms (median)`)
+  }
+  lines.push(`  same plugin on the calling thread, no pool: ${rate(result.inProcessPerSecond)}`)
+  const { samePercentile5, sameMedian, differentMedian, differentPercentile95 } = result.separation
+  lines.push(`  cosine similarity, 400 narratives: same problem median ${sameMedian.toFixed(2)} (5th percentile ${samePercentile5.toFixed(2)}); different problems median ${differentMedian.toFixed(2)} (95th percentile ${differentPercentile95.toFixed(2)})`)
+  return lines
+}

@@ -1,0 +1,21 @@
+/**
+ * npm run bench:match: the matcher's costs, part by part, in one run. Each part is a module of
+ * its own that measures and formats (bench/match-<part>.ts); this file runs them in order and
+ * prints their lines. Parts: embeddings (bench/match-embeddings.ts). The matching decision's p99
+ * is added as another part beside it.
+ */
+import { benchEmbeddings, formatEmbeddingsBench } from './match-embeddings.js'
+
+/** One part of the bench: a name for the heading, and its run that answers the lines to print. */
+interface BenchPart {
+  readonly name: string
+  run(): Promise<string[]>
+}
+
+const PARTS: readonly BenchPart[] = [{ name: 'embeddings', run: async () => formatEmbeddingsBench(await benchEmbeddings()) }]
+
+for (const part of PARTS) {
+  const start = performance.now()
+  for (const line of await part.run()) console.log(line)
+  console.log(`  (${part.name} part took ${((performance.now() - start) / 1000).toFixed(1)} s)`)
+}
