@@ -1,9 +1,10 @@
 /**
  * npm run bench:match: the matcher's costs, part by part, in one run. Each part is a module of
  * its own that measures and formats (bench/match-<part>.ts); this file runs them in order and
- * prints their lines. Parts: embeddings (bench/match-embeddings.ts). The matching decision's p99
- * is added as another part beside it.
+ * prints their lines. Parts: embeddings (bench/match-embeddings.ts), then one matching decision's
+ * p99 with 10,000 known problems in the environment (bench/match-decision.ts).
  */
+import { runMatchDecisionBench } from './match-decision.js'
 import { benchEmbeddings, formatEmbeddingsBench } from './match-embeddings.js'
 
 /** One part of the bench: a name for the heading, and its run that answers the lines to print. */
@@ -12,7 +13,10 @@ interface BenchPart {
   run(): Promise<string[]>
 }
 
-const PARTS: readonly BenchPart[] = [{ name: 'embeddings', run: async () => formatEmbeddingsBench(await benchEmbeddings()) }]
+const PARTS: readonly BenchPart[] = [
+  { name: 'embeddings', run: async () => formatEmbeddingsBench(await benchEmbeddings()) },
+  { name: 'matching decision', run: runMatchDecisionBench },
+]
 
 for (const part of PARTS) {
   const start = performance.now()
