@@ -17,6 +17,8 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandClass>>> = {
   'all-in-one': async () => (await import('./commands/all-in-one.js')).AllInOneCommand,
   'dead-letters': async () => (await import('./commands/dead-letters.js')).DeadLettersCommand,
   'check-investigations': async () => (await import('./commands/check-investigations.js')).CheckInvestigationsCommand,
+  'backfill-tickets': async () => (await import('./commands/backfill-tickets.js')).BackfillTicketsCommand,
+  'reset-friction-tickets': async () => (await import('./commands/reset-friction-tickets.js')).ResetFrictionTicketsCommand,
 }
 
 const args = process.argv.slice(2)

@@ -1,0 +1,73 @@
+-- Retires the friction groups of releases before known problems (docs/upgrade-078.md, step 3),
+-- once migration 078 has landed and every old worker is stopped:
+--
+--   psql -X -v ON_ERROR_STOP=1 -f scripts/retire-friction-buckets.sql "$DATABASE_URL"
+--   (compose: docker compose exec -T db psql -X -v ON_ERROR_STOP=1 -U svc -d svc < scripts/retire-friction-buckets.sql)
+--
+-- One transaction: all of it or nothing. Safe to rerun: a rerun archives only groups that are not
+-- archived yet and fails only work still pending or claimed. Plain SQL, no psql commands, so any
+-- client can run it.
+--
+-- What it does (the spec's "Ticket states"):
+-- 1. Every friction-kind issue (issues.kind = 'friction') with no known problem in candidate,
+--    queued, analyzing, awaiting_approval, insight, needs_human or investigated is archived, its
+--    status kept in previous_status. Groups in fixing, pr_draft or pr_created (by the issue's
+--    status or its ticket's state) are left intact, as is any error-kind issue.
+-- 2. Investigations of archived friction groups still queued or analyzing (pending or claimed)
+--    end as needs_human with the reason friction_group_retired, and their fixes still queued or
+--    fixing end the same way, so no worker picks them up.
+-- 3. The daily digest's cached copy: this release has no digest and so no cached copy; nothing to
+--    invalidate. The digest that comes with known problems must not reuse a copy made before this
+--    script ran (it is to key its cache on the groups' statuses, which this script changes).
+BEGIN;
+
+-- A rerun or a second operator waits here instead of interleaving.
+SELECT pg_advisory_xact_lock(7082078);
+
+WITH archived AS (
+  UPDATE issues i
+     -- An old worker that reopened an archived group leaves the first previous_status in place.
+     SET previous_status = coalesce(i.previous_status, i.status), status = 'archived'
+   WHERE i.kind = 'friction'
+     AND i.status NOT IN ('archived', 'fixing', 'pr_draft', 'pr_created')
+     AND NOT EXISTS (
+       SELECT 1 FROM tickets t
+        WHERE t.issue_id = i.id
+          AND t.state IN ('candidate', 'queued', 'analyzing', 'awaiting_approval', 'insight', 'needs_human', 'investigated',
+                          'fixing', 'pr_draft', 'pr_created'))
+  RETURNING i.id
+)
+SELECT count(*) AS friction_groups_archived FROM archived;
+
+WITH stopped AS (
+  UPDATE investigations v
+     SET state = 'needs_human', finished_at = now(), lease_until = now(), version = v.version + 1
+    FROM issues i
+   WHERE i.id = v.issue_id AND i.kind = 'friction' AND i.status = 'archived'
+     AND v.state IN ('queued', 'analyzing')
+  RETURNING v.id
+), outcomes AS (
+  INSERT INTO investigation_outcomes (investigation_id, kind, reason_code, reason_message, remediation)
+  SELECT id, 'needs_human', 'friction_group_retired',
+         'The friction group was archived when known problems replaced friction groups (scripts/retire-friction-buckets.sql) before this investigation ended.',
+         'Nothing to do: svc backfill-tickets matches its recordings into known problems, which are investigated when published.'
+    FROM stopped
+  ON CONFLICT (investigation_id) DO NOTHING
+  RETURNING investigation_id
+)
+SELECT count(*) AS investigations_failed FROM outcomes;
+
+WITH stopped AS (
+  UPDATE fixes f
+     SET state = 'needs_human', finished_at = now(), lease_until = now(), version = f.version + 1,
+         reason_code = 'friction_group_retired',
+         reason_message = 'The friction group was archived when known problems replaced friction groups (scripts/retire-friction-buckets.sql) before this fix ended.',
+         remediation = 'Nothing to do: a published known problem is investigated and fixed afresh.'
+    FROM issues i
+   WHERE i.id = f.issue_id AND i.kind = 'friction' AND i.status = 'archived'
+     AND f.state IN ('queued', 'fixing')
+  RETURNING f.id
+)
+SELECT count(*) AS fixes_failed FROM stopped;
+
+COMMIT;
