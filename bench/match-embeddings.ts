@@ -9,7 +9,8 @@ import { createEmbedder } from '../services/matcher/embeddings/index.js'
 import { loadConfig, readEnv, type Config } from '../shared/config.js'
 import { createLogger } from '../shared/log.js'
 import { loadEmbeddingsPlugin } from '../shared/plugins/loader.js'
-import { frictionNarratives } from './friction-narratives.js'
+import type { EmbeddingsPlugin } from '../shared/plugins/embeddings-types.js'
+import { frictionNarratives, type Narrative } from './friction-narratives.js'
 
 export interface EmbeddingsBenchOptions {
   readonly narratives: number
@@ -32,7 +33,7 @@ export interface EmbeddingsBenchResult {
   readonly separation: { readonly samePercentile5: number; readonly sameMedian: number; readonly differentMedian: number; readonly differentPercentile95: number }
 }
 
-export const DEFAULT_EMBEDDINGS_BENCH: EmbeddingsBenchOptions = { narratives: 2000, threads: [1, 2], rounds: 5, singles: 200 }
+export const DEFAULT_EMBEDDINGS_BENCH: EmbeddingsBenchOptions = { narratives: 2000, threads: [1, 2], rounds: 7, singles: 200 }
 
 const percentile = (values: number[], share: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * share))]!
 const median = (values: number[]): number => percentile(values, 0.5)
@@ -54,44 +55,42 @@ export async function benchEmbeddings(options: EmbeddingsBenchOptions = DEFAULT_
   const narratives = frictionNarratives(options.narratives)
   const texts = narratives.map((narrative) => narrative.text)
   const silent = createLogger('silent')
-  const pools: Array<EmbeddingsBenchResult['pools'][number]> = []
-  let model = ''
-  let note: string | undefined
-  for (const threads of options.threads) {
-    const measured = await measuredConfig(threads)
-    note = measured.note
-    const embedder = (await createEmbedder(measured.config, silent))!
-    model = embedder.model
-    try {
-      // Warm: threads started, the plugin's code compiled by the JIT in each.
-      await embedder.embed(texts.slice(0, 500))
-      const passes: number[] = []
-      for (let round = 0; round < options.rounds; round++) {
-        const start = performance.now()
-        await embedder.embed(texts)
-        passes.push(performance.now() - start)
-      }
-      const singles: number[] = []
-      for (let i = 0; i < options.singles; i++) {
-        const start = performance.now()
-        await embedder.embed([texts[i % texts.length]!])
-        singles.push(performance.now() - start)
-      }
-      pools.push({ threads, perSecond: texts.length / (median(passes) / 1000), singleMedianMs: median(singles) })
-    } finally {
-      await embedder.close()
-    }
-  }
-  // The same plugin on this thread: what a pool adds or costs beside the bare work.
+  // Every pool and the bare plugin are started and warmed first (threads up, the plugin's code
+  // compiled by the JIT in each), then timed in turns, round by round: a machine busy with
+  // something else slows them alike instead of whichever ran last.
+  const measured = await Promise.all(options.threads.map((threads) => measuredConfig(threads)))
+  const note = measured[0]?.note
+  const pools = await Promise.all(measured.map(async ({ config }) => (await createEmbedder(config, silent))!))
   const direct = (await loadEmbeddingsPlugin((await measuredConfig(1)).config, silent))!
-  await direct.embed(texts.slice(0, 500))
-  const passes: number[] = []
-  for (let round = 0; round < options.rounds; round++) {
-    const start = performance.now()
-    await direct.embed(texts)
-    passes.push(performance.now() - start)
+  const runners = [...pools.map((pool) => (batch: readonly string[]) => pool.embed(batch)), (batch: readonly string[]) => direct.embed(batch)]
+  try {
+    for (const run of runners) await run(texts.slice(0, 500))
+    const passes: number[][] = runners.map(() => [])
+    for (let round = 0; round < options.rounds; round++) {
+      for (const [index, run] of runners.entries()) {
+        const start = performance.now()
+        await run(texts)
+        passes[index]!.push(performance.now() - start)
+      }
+    }
+    const singles: number[][] = pools.map(() => [])
+    for (let i = 0; i < options.singles; i++) {
+      for (const [index, pool] of pools.entries()) {
+        const start = performance.now()
+        await pool.embed([texts[i % texts.length]!])
+        singles[index]!.push(performance.now() - start)
+      }
+    }
+    const perSecond = (index: number): number => texts.length / (median(passes[index]!) / 1000)
+    const results = options.threads.map((threads, index) => ({ threads, perSecond: perSecond(index), singleMedianMs: median(singles[index]!) }))
+    return { model: pools[0]!.model, narratives: texts.length, note, inProcessPerSecond: perSecond(pools.length), pools: results, separation: await separation(direct, narratives) }
+  } finally {
+    await Promise.all(pools.map((pool) => pool.close()))
   }
-  // How far apart the vectors put one problem's narratives and different problems' (what a match threshold works with).
+}
+
+/** How far apart the vectors put one problem's narratives and different problems' (what a match threshold works with). */
+async function separation(direct: EmbeddingsPlugin, narratives: readonly Narrative[]): Promise<EmbeddingsBenchResult['separation']> {
   const sample = narratives.slice(0, 400)
   const vectors = await direct.embed(sample.map((narrative) => narrative.text))
   const same: number[] = []
@@ -99,8 +98,7 @@ export async function benchEmbeddings(options: EmbeddingsBenchOptions = DEFAULT_
   for (let i = 0; i < sample.length; i++) {
     for (let j = i + 1; j < sample.length; j++) (sample[i]!.problem === sample[j]!.problem ? same : different).push(cosine(vectors[i]!, vectors[j]!))
   }
-  const separation = { samePercentile5: percentile(same, 0.05), sameMedian: median(same), differentMedian: median(different), differentPercentile95: percentile(different, 0.95) }
-  return { model, narratives: texts.length, note, inProcessPerSecond: texts.length / (median(passes) / 1000), pools, separation }
+  return { samePercentile5: percentile(same, 0.05), sameMedian: median(same), differentMedian: median(different), differentPercentile95: percentile(different, 0.95) }
 }
 
 /** The part's lines for the report. */

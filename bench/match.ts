@@ -4,6 +4,7 @@
  * prints their lines. Parts: embeddings (bench/match-embeddings.ts), then one matching decision's
  * p99 with 10,000 known problems in the environment (bench/match-decision.ts).
  */
+import { availableParallelism, loadavg } from 'node:os'
 import { runMatchDecisionBench } from './match-decision.js'
 import { benchEmbeddings, formatEmbeddingsBench } from './match-embeddings.js'
 
@@ -18,6 +19,8 @@ const PARTS: readonly BenchPart[] = [
   { name: 'matching decision', run: runMatchDecisionBench },
 ]
 
+// Figures from a machine busy with other work are not comparable: the load says how busy it was.
+console.log(`machine: ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(2)} at the start`)
 for (const part of PARTS) {
   const start = performance.now()
   for (const line of await part.run()) console.log(line)
