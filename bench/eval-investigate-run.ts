@@ -64,8 +64,7 @@ export async function runEval(teardowns: HarnessTeardown, modelPlugin: ModelPlug
     let finished = true
     try {
       // A stack without the app's own code is never investigated: admission's note is the outcome.
-      // Sent by two users: a too_few_users note is admission's answer to the first event alone.
-      if (h.fixture.bugs[key].expected.outcome === 'new') await h.notInvestigated(issueId, timeoutMs, (note) => note.code !== 'too_few_users')
+      if (h.fixture.bugs[key].expected.outcome === 'new') await h.notInvestigated(issueId, timeoutMs)
       else await h.settle(issueId, timeoutMs)
     } catch (error) {
       if (!/condition not met/.test((error as Error).message)) throw error
