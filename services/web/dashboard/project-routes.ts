@@ -9,6 +9,7 @@ import { fixWithheld, readInvestigation, readNotInvestigated, requestInvestigati
 import type { DashboardDeps } from './deps.js'
 import { issueForAction } from './issue-actions.js'
 import { getDailyCounts, getFacets, getIssueDetail, getLatestEvent, listRecentEvents } from './issue-queries.js'
+import { getKnownProblemIdOfIssue } from './known-problem-queries.js'
 import { getOwnProject, listIssues, listOwnProjects, listProjectKeys, type ProjectFacts } from './project-queries.js'
 import { listIssueSessions } from './recording-queries.js'
 import { PageError, redirect, sendPage } from './respond.js'
@@ -17,6 +18,7 @@ import { signInPath } from './viewer.js'
 import { FIX_NOTICES } from './views/fix.js'
 import { isActive, type InvestigationNotice } from './views/investigation.js'
 import { issuePage } from './views/issue-page.js'
+import { knownProblemPath } from './views/known-problem-words.js'
 import { issuesPage, projectOverviewPage, projectsPage } from './views/projects.js'
 
 const NOT_FOUND = (): PageError => new PageError(404, 'Not found', 'There is no such project among yours. Pick one from your projects.')
@@ -70,7 +72,7 @@ export function registerProjectRoutes(app: uWS.TemplatedApp, deps: DashboardDeps
     if (!owned) return
     const issue = await getIssueDetail(db, owned.project.id, ctx.request.params[1]!)
     if (!issue) throw NO_ISSUE()
-    const [latest, facets, days, recent, sessions, view, fixView, note] = await Promise.all([
+    const [latest, facets, days, recent, sessions, view, fixView, note, ticketId] = await Promise.all([
       getLatestEvent(db, issue.id),
       getFacets(db, issue.id),
       getDailyCounts(db, issue.id),
@@ -79,13 +81,15 @@ export function registerProjectRoutes(app: uWS.TemplatedApp, deps: DashboardDeps
       readInvestigation(deps.orm, issue.id),
       readFix(deps.orm, issue.id),
       readNotInvestigated(deps.orm, issue),
+      issue.kind === 'friction' ? getKnownProblemIdOfIssue(db, owned.project.id, issue.id) : undefined,
     ])
     const { query } = ctx.request
     const base = `/projects/${owned.project.id}/issues/${issue.id}`
     // Only the owner reaches this page (ownProject), so the buttons are theirs to press.
     const investigation = { view, issueKind: issue.kind, noise: issue.noise, note, requestPath: `${base}/investigate`, notice: NOTICES.find((n) => n === query.get('investigation')) }
     const fix = { view: fixView, issueKind: issue.kind, withheld: fixWithheld(issue, note), requestPath: `${base}/fix`, investigationActive: isActive(view), notice: FIX_NOTICES.find((n) => n === query.get('fix')) }
-    sendPage(ctx.ex, 200, issuePage(ctx.viewer, owned.project, { issue, latest, facets, days, recent, sessions, investigation, fix }))
+    const knownProblem = ticketId ? knownProblemPath(owned.project.id, ticketId) : undefined
+    sendPage(ctx.ex, 200, issuePage(ctx.viewer, owned.project, { issue, latest, facets, days, recent, sessions, investigation, fix, knownProblem }))
   })
 
   postForm(app, deps, '/projects/:id/issues/:issue_id/investigate', async (ctx) => {

@@ -2,7 +2,7 @@
  * The dashboard on the port's one uWS app: server-rendered pages, with no client-side script but
  * the replay's (served by us, on that page only). Sign-in, the setup approval page, and the
  * signed-in person's projects, issues (with the owner's Investigate and Fix this buttons), session
- * recordings and project settings.
+ * recordings, known problems and project settings.
  */
 import type uWS from 'uWebSockets.js'
 import { exchange } from '../../../shared/http/exchange.js'
@@ -10,6 +10,7 @@ import { registerApprovalRoutes } from './approval-routes.js'
 import { registerAuthRoutes } from './auth-routes.js'
 import type { DashboardDeps } from './deps.js'
 import { registerFixRoutes } from './fix-routes.js'
+import { registerKnownProblemRoutes } from './known-problem-routes.js'
 import { registerProjectRoutes } from './project-routes.js'
 import { registerRecordingRoutes } from './recording-routes.js'
 import { registerSettingsRoutes } from './settings-routes.js'
@@ -27,6 +28,7 @@ export function registerDashboardRoutes(app: uWS.TemplatedApp, deps: DashboardDe
   registerApprovalRoutes(app, deps)
   registerProjectRoutes(app, deps)
   registerRecordingRoutes(app, deps)
+  registerKnownProblemRoutes(app, deps)
   registerFixRoutes(app, deps)
   registerSettingsRoutes(app, deps)
 }

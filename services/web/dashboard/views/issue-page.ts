@@ -30,6 +30,8 @@ export interface IssuePageData {
   sessions: IssueSession[]
   investigation: InvestigationPanel
   fix: FixPanel
+  /** A friction-kind issue's known problem page, when it has one. */
+  knownProblem?: string | undefined
 }
 
 /** How well the issue's title and culprit read in source terms (issues.detail_quality). */
@@ -47,6 +49,7 @@ export function issuePage(viewer: Viewer, project: ProjectFacts, data: IssuePage
     html`<h1 class="issue-title">${issue.title}${issue.noise ? html` ${noiseBadge(issue.noise)}` : ''}</h1>
 ${issue.culprit ? html`<p class="culprit"><code>${issue.culprit}</code></p>` : ''}
 ${noise ? html`<div class="notice noise-note" role="note"><strong>Noise: ${noise.label}.</strong> ${noise.text}</div>` : ''}
+${data.knownProblem ? html`<p class="notice known-problem-link">Friction seen in session recordings: <a href="${data.knownProblem}">open its known problem</a> for the recordings, checks and publication.</p>` : ''}
 <dl class="facts">
   <dt>Status</dt><dd><span class="status">${issue.status}</span></dd>
   <dt>Events</dt><dd>${issue.event_count}</dd>

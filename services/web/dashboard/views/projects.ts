@@ -5,7 +5,7 @@ import type { Viewer } from '../viewer.js'
 import { noiseExplanation } from './explanations.js'
 import { layout, when } from './layout.js'
 
-type Tab = 'overview' | 'issues' | 'recordings' | 'settings'
+type Tab = 'overview' | 'issues' | 'recordings' | 'known-problems' | 'settings'
 
 /** A project page: crumbs, the project's tabs, then body. */
 export function projectFrame(viewer: Viewer, project: { id: string; name: string }, tab: Tab, title: string, body: SafeHtml): SafeHtml {
@@ -15,7 +15,7 @@ export function projectFrame(viewer: Viewer, project: { id: string; name: string
     viewer,
     `${title} · ${project.name}`,
     html`<p class="crumbs"><a href="/">Projects</a> / <span>${project.name}</span></p>
-<nav class="tabs" aria-label="Project">${link('overview', base, 'Overview')}${link('issues', `${base}/issues`, 'Issues')}${link('recordings', `${base}/recordings`, 'Recordings')}${link('settings', `${base}/settings/codehost`, 'Settings')}</nav>
+<nav class="tabs" aria-label="Project">${link('overview', base, 'Overview')}${link('issues', `${base}/issues`, 'Issues')}${link('recordings', `${base}/recordings`, 'Recordings')}${link('known-problems', `${base}/known-problems`, 'Known problems')}${link('settings', `${base}/settings/codehost`, 'Settings')}</nav>
 ${body}`,
   )
 }

@@ -1,0 +1,50 @@
+/**
+ * The known-problem pages (docs/dashboard.md, "Known problems"): a project's known problems and one
+ * known problem with its evidence and its issue's investigation and fix. Access is the issue
+ * pages': the project's owner only, and another project's known problem is "not found".
+ */
+import type uWS from 'uWebSockets.js'
+import { readFix } from '../../investigator/fix/read.js'
+import { readInvestigation } from '../../investigator/investigation/read.js'
+import type { DashboardDeps } from './deps.js'
+import { FRICTION_KINDS, getKnownProblem, listKnownProblemChecks, listKnownProblems, listMatchedRecordings, MAX_KNOWN_PROBLEM_PAGE, type KnownProblemFilters } from './known-problem-queries.js'
+import { ownProject } from './project-routes.js'
+import { PageError, sendPage } from './respond.js'
+import { getPage } from './route.js'
+import { knownProblemPage } from './views/known-problem-page.js'
+import { knownProblemsPage } from './views/known-problems.js'
+
+const NO_PROBLEM = (): PageError => new PageError(404, 'Not found', 'This project has no such known problem. Pick one from its known problems list.')
+
+/** Registers the list and the known problem's page. */
+export function registerKnownProblemRoutes(app: uWS.TemplatedApp, deps: DashboardDeps): void {
+  const db = deps.setup.db
+
+  getPage(app, deps, '/projects/:id/known-problems', async (ctx) => {
+    const owned = await ownProject(deps, ctx)
+    if (!owned) return
+    const { query } = ctx.request
+    const kind = query.get('kind') ?? ''
+    // An unknown kind filters nothing rather than everything: the form only offers the known ones.
+    const filters: KnownProblemFilters = { archived: query.get('archived') === '1', published: query.get('published') === '1', kind: (FRICTION_KINDS as readonly string[]).includes(kind) ? kind : '' }
+    const asked = Number(query.get('p') ?? '1')
+    const page = Number.isInteger(asked) && asked >= 1 ? Math.min(asked, MAX_KNOWN_PROBLEM_PAGE) : 1
+    const list = await listKnownProblems(db, owned.project.id, filters, page)
+    sendPage(ctx.ex, 200, knownProblemsPage(ctx.viewer, owned.project, { filters, page, ...list }))
+  })
+
+  getPage(app, deps, '/projects/:id/known-problems/:ticket_id', async (ctx) => {
+    const owned = await ownProject(deps, ctx)
+    if (!owned) return
+    const projectId = owned.project.id
+    const problem = await getKnownProblem(db, projectId, ctx.request.params[1]!)
+    if (!problem) throw NO_PROBLEM()
+    const [recordings, checks, investigation, fix] = await Promise.all([
+      listMatchedRecordings(db, projectId, problem.id),
+      listKnownProblemChecks(db, projectId, problem.id),
+      readInvestigation(deps.orm, problem.issue_id),
+      readFix(deps.orm, problem.issue_id),
+    ])
+    sendPage(ctx.ex, 200, knownProblemPage(ctx.viewer, owned.project, { problem, recordings, checks, investigation, fix }))
+  })
+}

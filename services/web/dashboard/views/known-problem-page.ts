@@ -1,0 +1,122 @@
+/**
+ * GET /projects/:id/known-problems/:ticket_id: one known problem. Its facts, its publication with
+ * the gate's thresholds met or missed, the same-fix question when the gate asked it, the
+ * recordings it was matched in (each replay opening at the moment of friction), its checks, and the
+ * investigation and fix of its friction-kind issue with the issue page's own panels. Page, target
+ * and narrative are recorded text and user labels the SDK's: all escaped.
+ */
+import type { FixView } from '../../../investigator/fix/read.js'
+import type { InvestigationView } from '../../../investigator/investigation/read.js'
+import { html, type SafeHtml } from '../html.js'
+import { dueForUnpublishing, PUBLISH_MIN_CONFIRMED, PUBLISH_MIN_SHARE, PUBLISH_MIN_USERS, thresholds, UNPUBLISH_AFTER_CHECKS, UNPUBLISH_BELOW_SHARE } from '../known-problem-gate.js'
+import { LISTED_EVIDENCE, type KnownProblemCheck, type KnownProblemDetail, type MatchedRecording } from '../known-problem-queries.js'
+import type { ProjectFacts } from '../project-queries.js'
+import type { Viewer } from '../viewer.js'
+import { fixSection } from './fix.js'
+import { investigationSection } from './investigation.js'
+import { checksCell } from './known-problems.js'
+import { kindLabel, knownProblemPath, publicationLabel, stateLabel } from './known-problem-words.js'
+import { when } from './layout.js'
+import { projectFrame } from './projects.js'
+import { replayPath, userCell } from './recording-sessions.js'
+
+export interface KnownProblemPageData {
+  problem: KnownProblemDetail
+  recordings: MatchedRecording[]
+  checks: KnownProblemCheck[]
+  investigation: InvestigationView | undefined
+  fix: FixView | undefined
+}
+
+const SAME_FIX: Readonly<Record<string, string>> = {
+  asked: 'asked, not answered yet',
+  same: 'yes: one fix solves both',
+  different: 'no: each needs its own fix',
+}
+
+/** The known problem's page. */
+export function knownProblemPage(viewer: Viewer, project: ProjectFacts, data: KnownProblemPageData): SafeHtml {
+  const { problem } = data
+  return projectFrame(
+    viewer,
+    project,
+    'known-problems',
+    `Known problem: ${problem.target}`,
+    html`<p class="crumbs"><a href="/projects/${project.id}/known-problems">Known problems</a></p>
+<h1 class="issue-title">${kindLabel(problem.kind)} on <code class="wrap">${problem.target}</code></h1>
+${facts(project.id, problem)}
+<h2>Publication</h2>
+${publication(problem)}
+${sameFix(project.id, problem)}
+<h2>Recordings</h2>
+${recordingsSection(project.id, problem, data.recordings)}
+<h2>Checks</h2>
+${checksSection(project.id, problem, data.checks)}
+${
+  // The issue page's panels, read for the problem's issue. Only a published problem is
+  // investigated, so before its first run the panel says that instead of the error issues' rule.
+  data.investigation
+    ? investigationSection(viewer, { view: data.investigation, issueKind: 'friction', noise: '', note: undefined, requestPath: undefined, notice: undefined })
+    : html`<section class="investigation" aria-labelledby="investigation-heading"><h2 id="investigation-heading">Investigation</h2><p class="empty">Not investigated yet: a known problem goes to the investigator once it is published.</p></section>`
+}
+${fixSection(viewer, { view: data.fix, issueKind: 'friction', requestPath: undefined, withheld: undefined, investigationActive: false, notice: undefined })}`,
+  )
+}
+
+function facts(projectId: string, problem: KnownProblemDetail): SafeHtml {
+  const others = problem.pages.filter((page) => page !== problem.page)
+  return html`<dl class="facts">
+  <dt>State</dt><dd>${stateLabel(problem.state)}${problem.state === 'archived' && problem.previous_state ? html` <span class="muted small">(was ${stateLabel(problem.previous_state)})</span>` : ''}</dd>
+  <dt>Kind</dt><dd>${kindLabel(problem.kind)}</dd>
+  <dt>Target</dt><dd><code class="wrap">${problem.target}</code></dd>
+  <dt>Page</dt><dd><code class="wrap">${problem.page}</code>${others.length > 0 ? html`<div class="muted small">also seen on ${others.map((page, i) => html`${i > 0 ? ', ' : ''}<code class="wrap">${page}</code>`)}</div>` : ''}</dd>
+  <dt>Narrative</dt><dd><p class="prose narrative">${problem.narrative}</p></dd>
+  <dt>Environment</dt><dd>${problem.environment ? html`<code>${problem.environment}</code>` : html`<span class="muted">none</span>`}</dd>
+  <dt>Users</dt><dd>${problem.users}</dd>
+  <dt>Recordings</dt><dd>${problem.matched}</dd>
+  <dt>Checks</dt><dd>${checksCell(problem)}</dd>
+  <dt>Found</dt><dd>${when(problem.created_at)}</dd>
+  <dt>Last activity</dt><dd>${when(problem.last_activity)}</dd>
+  <dt>Issue</dt><dd><a href="/projects/${projectId}/issues/${problem.issue_id}">its friction issue</a></dd>
+</dl>`
+}
+
+function publication(problem: KnownProblemDetail): SafeHtml {
+  const rows = thresholds(problem)
+  return html`<p class="publication">${publicationLabel(problem)}</p>
+<p class="hint small">Published with at least ${PUBLISH_MIN_CONFIRMED} confirmed checks, ${PUBLISH_MIN_USERS} distinct users and at least ${Math.round(PUBLISH_MIN_SHARE * 100)}% of its checks confirmed; unpublished when that share falls below ${Math.round(UNPUBLISH_BELOW_SHARE * 100)}% after ${UNPUBLISH_AFTER_CHECKS} checks.</p>
+<ul class="thresholds">${rows.map((row) => html`<li data-threshold="${row.name}" class="${row.met ? 'ok' : 'bad'}">${row.met ? 'met' : 'missed'}: ${row.label}</li>`)}</ul>
+${dueForUnpublishing(problem) ? html`<p class="notice">Its confirmed share is below ${Math.round(UNPUBLISH_BELOW_SHARE * 100)}% after ${UNPUBLISH_AFTER_CHECKS} checks: the gate unpublishes it at its next pass.</p>` : ''}`
+}
+
+function sameFix(projectId: string, problem: KnownProblemDetail): SafeHtml | '' {
+  if (!problem.same_fix) return ''
+  const other = problem.same_fix_ticket_id
+    ? html`<a href="${knownProblemPath(projectId, problem.same_fix_ticket_id)}"><code class="wrap">${problem.same_fix_target ?? ''}</code></a>`
+    : html`<span class="muted">another known problem (since removed)</span>`
+  return html`<h2>Same fix?</h2>
+<p class="same-fix" data-same-fix="${problem.same_fix}">Does one fix solve this and ${other}? ${SAME_FIX[problem.same_fix] ?? problem.same_fix}</p>`
+}
+
+function recordingsSection(projectId: string, problem: KnownProblemDetail, recordings: readonly MatchedRecording[]): SafeHtml {
+  if (recordings.length === 0) return html`<p class="empty">No recording is matched to it any more (recordings are kept 30 days).</p>`
+  return html`<p class="hint small">The recordings it was seen in, newest first${problem.matched > recordings.length ? ` (the latest ${recordings.length} of ${problem.matched})` : ''}; each replay opens at the moment of friction.</p>
+<table class="matched"><thead><tr><th scope="col">User</th><th scope="col">When</th><th scope="col">Page</th><th scope="col">Replay</th></tr></thead><tbody>
+${recordings.map(
+  (match) => html`<tr><td>${userCell(match)}</td><td class="nowrap">${when(match.at)}</td><td>${match.page ? html`<code class="wrap">${match.page}</code>` : html`<span class="muted">unknown</span>`}</td>
+<td>${match.recorded ? html`<a href="${replayPath(projectId, match.recording_id, match.at.getTime())}">Replay at the friction</a>` : html`<span class="muted">recording deleted</span>`}</td></tr>`,
+)}
+</tbody></table>`
+}
+
+function checksSection(projectId: string, problem: KnownProblemDetail, checks: readonly KnownProblemCheck[]): SafeHtml {
+  if (checks.length === 0) return html`<p class="empty">No checks yet: a batch of further recordings of the same screens is checked once it has 3 matched recordings, then every 10 more.</p>`
+  const total = problem.checks_confirmed + problem.checks_refuted + problem.checks_inconclusive
+  return html`<p class="hint small">Further recordings of the same screens, checked for the same problem, newest first${total > checks.length ? ` (the latest ${checks.length} of ${total})` : checks.length === LISTED_EVIDENCE ? ` (the latest ${LISTED_EVIDENCE})` : ''}.</p>
+<table class="checks"><thead><tr><th scope="col">Recording</th><th scope="col">Verdict</th><th scope="col">Day (UTC)</th></tr></thead><tbody>
+${checks.map(
+  (check) => html`<tr><td>${check.recorded ? html`<a href="${replayPath(projectId, check.recording_id)}">${userCell(check)}</a>` : html`<span class="muted">recording deleted</span>`}</td>
+<td><span class="verdict ${check.verdict === 'confirmed' ? 'ok' : check.verdict === 'refuted' ? 'bad' : 'muted'}" data-verdict="${check.verdict}">${check.verdict}</span></td><td>${check.utc_day}</td></tr>`,
+)}
+</tbody></table>`
+}
