@@ -24,12 +24,14 @@ export interface ConfirmDeps extends ScanDeps {
 
 /**
  * - checked: the batch ran (it may have found fewer than CHECKS_PER_BATCH recordings to check);
+ * - no_recordings: no recording is there to check yet; checks_next_at stays, so the ticket's next
+ *   match (matched still ≥ checks_next_at) asks again;
  * - not_due: the ticket's matched count has not reached checks_next_at; nothing was done;
  * - budget_exhausted: the project's checks for the UTC day ran out; the rest waits for resumeAt;
  * - store_down: the object store could not be read; the rest waits for a retry;
  * - archived, gone: the ticket is archived or deleted; nothing was done.
  */
-export type ConfirmStatus = 'checked' | 'not_due' | 'budget_exhausted' | 'store_down' | 'archived' | 'gone'
+export type ConfirmStatus = 'checked' | 'no_recordings' | 'not_due' | 'budget_exhausted' | 'store_down' | 'archived' | 'gone'
 
 export interface ConfirmOutcome {
   ticketId: string
@@ -111,11 +113,12 @@ export async function confirmTicket(deps: ConfirmDeps, ticketId: string): Promis
     }
   }
 
-  if (outcome.status === 'checked') await advanceChecksNextAt(deps.db, ticketId, ticket.checksNextAt, CHECKS_EVERY, at)
+  if (outcome.status === 'checked' && outcome.checks.length === 0 && outcome.passedBy.length === 0) outcome.status = 'no_recordings'
+  const advanced = outcome.status === 'checked' && (await advanceChecksNextAt(deps.db, ticketId, ticket.checksNextAt, CHECKS_EVERY, at)) !== undefined
   outcome.gate = await publishGate({ db: deps.db, now: () => at }, ticketId)
   const after = await getTicketForChecks(deps.db, ticketId)
   outcome.checksNextAt = after?.checksNextAt
-  outcome.dueAgain = outcome.status === 'checked' && after !== undefined && after.state !== 'archived' && after.matched >= after.checksNextAt
+  outcome.dueAgain = advanced && after !== undefined && after.state !== 'archived' && after.matched >= after.checksNextAt
   return outcome
 }
 

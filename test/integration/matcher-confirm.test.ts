@@ -1,0 +1,163 @@
+/**
+ * Confirmation checks on real PostgreSQL with pgvector and the fs object store: recordings seeded
+ * with rrweb chunks as the recorder leaves them, a known problem made by the real scan and
+ * matching, then batches of checks judged from the scan's findings and the detectors' clicks.
+ */
+import t, { type Test } from 'tap'
+import { confirmTicket, type ConfirmDeps } from '../../services/matcher/confirm/index.js'
+import { axis, HAND_MADE_MODEL } from '../../services/matcher/match/fixtures.js'
+import { matchFinding, type Embedder } from '../../services/matcher/match/index.js'
+import { scanRecording } from '../../services/matcher/scan-due.js'
+import { MATCHER_ENTITIES } from '../../services/matcher/store/entities.js'
+import { createObjectStore } from '../../shared/object-store.js'
+import { createOrm } from '../../shared/orm.js'
+import { capturedLog } from '../helpers/recording-chunks.js'
+import { addAlert, click, pageLoad, seedRecording, type RrwebEvent } from '../helpers/recording-fixture.js'
+import { startTestStack } from '../helpers/stack.js'
+
+const T0 = Date.parse('2026-11-20T09:00:00.000Z')
+const PAY = 'button#pay.primary.big "Pay now"'
+const DAY_1 = new Date('2026-11-21T10:00:00.000Z')
+const DAY_2 = new Date('2026-11-22T00:30:00.000Z')
+
+/** Every dead click on the pay button reads alike: one hand-made vector for all of them. */
+const embedder: Embedder = {
+  model: HAND_MADE_MODEL,
+  async embed(texts) {
+    return texts.map((text) => (text.startsWith('Dead click') ? axis(0) : axis(1)))
+  },
+}
+/** Reads them far from that one: its findings open a second known problem. */
+const elsewhereVector: Embedder = { model: HAND_MADE_MODEL, embed: async (texts) => texts.map(() => axis(2)) }
+
+type Shape = 'friction' | 'fine' | 'quiet' | 'late' | 'elsewhere'
+
+/**
+ * A visit at start: friction clicks the pay button and nothing answers; fine clicks it and an
+ * alert appears; quiet never clicks it; late clicks it as the recording ends (not judged);
+ * elsewhere is on another page. Each ends with a click on the heading a few seconds later.
+ */
+function visit(shape: Shape, start: number): Map<number, RrwebEvent[]> {
+  const load = pageLoad(start, shape === 'elsewhere' ? 'https://shop.example.com/home' : 'https://shop.example.com/checkout', { heading: 'Checkout', paragraph: 'Total: 42.00 EUR', button: 'Pay now' })
+  const heading = load.bodyId + 1
+  const events: RrwebEvent[] = [...load.events]
+  if (shape === 'friction' || shape === 'fine' || shape === 'elsewhere') events.push(click(start + 1000, load.buttonId))
+  if (shape === 'fine') events.push(addAlert(start + 1200, load.bodyId, 500, 'Payment received'))
+  events.push(click(start + 4000, heading))
+  if (shape === 'late') events.push(click(start + 4500, load.buttonId))
+  return new Map([[0, events]])
+}
+
+async function confirmStack(t: Test) {
+  const stack = await startTestStack(t, { ingress: false })
+  const objects = await createObjectStore(stack.config.objectStore)
+  const orm = await createOrm(stack.db, MATCHER_ENTITIES)
+  t.teardown(() => orm.close())
+  const { log } = capturedLog()
+  let n = 0
+  /** A closed recording of shape by user, scanned first when scanned is set. */
+  const record = async (shape: Shape, user: string, options: { scanned?: boolean } = {}): Promise<string> => {
+    const id = await seedRecording(stack.db, objects, { projectId: stack.projectId, user: { id: user }, chunks: visit(shape, T0 + n++ * 60_000), closed: true })
+    if (options.scanned) await scanRecording({ db: stack.db, objects, log }, stack.projectId, id)
+    return id
+  }
+  /** A known problem (a dead pay button) matched from one friction recording per user. */
+  const ticketOf = async (users: string[], by: Embedder = embedder): Promise<string> => {
+    let ticketId = ''
+    for (const user of users) {
+      const id = await record('friction', user)
+      const scan = await scanRecording({ db: stack.db, objects, log }, stack.projectId, id)
+      if (scan.status !== 'scanned' || scan.findings.length !== 1) throw new Error(`expected one finding, got ${JSON.stringify(scan)}`)
+      const decision = await matchFinding({ orm }, scan.findings[0]!, by)
+      ticketId = decision!.ticket!.id
+    }
+    return ticketId
+  }
+  const deps = (o: { now?: Date; dailyBudget?: number } = {}): ConfirmDeps => ({ db: stack.db, objects, log, now: () => o.now ?? DAY_1, dailyBudget: o.dailyBudget })
+  const ticket = async (id: string) => (await stack.db.query('SELECT * FROM tickets WHERE id = $1', [id])).rows[0]!
+  const checks = async (id: string) => (await stack.db.query<{ recording_id: string; verdict: string; utc_day: string }>("SELECT recording_id, verdict, to_char(utc_day, 'YYYY-MM-DD') AS utc_day FROM ticket_checks WHERE ticket_id = $1 ORDER BY checked_at, recording_id", [id])).rows
+  return { stack, objects, record, ticketOf, deps, ticket, checks }
+}
+
+t.test('a ticket with 3 matches gets a batch: friction confirms, a fine click refutes, the rest are inconclusive; the gate publishes it', async (t) => {
+  const s = await confirmStack(t)
+  const ticketId = await s.ticketOf(['ann', 'bob', 'cy'])
+  t.match(await s.ticket(ticketId), { kind: 'dead_click', target: PAY, page: '/checkout', matched: 3, users: 3, checks_next_at: 3, state: 'candidate', published_at: null })
+  const before = await confirmTicket(s.deps(), ticketId)
+  t.match(before, { status: 'no_recordings', checks: [], checksNextAt: 3, dueAgain: false, gate: { action: 'none' } }, 'nothing to check yet: the batch waits, checks_next_at stays')
+
+  const expected = new Map<string, string>()
+  for (const [shape, verdict, scanned] of [['friction', 'confirmed', true], ['friction', 'confirmed', false], ['friction', 'confirmed', false], ['friction', 'confirmed', true], ['fine', 'refuted', false], ['fine', 'refuted', true], ['quiet', 'inconclusive', false], ['late', 'inconclusive', true]] as const) {
+    expected.set(await s.record(shape, `user-${expected.size}`, { scanned }), verdict)
+  }
+  const elsewhere = await s.record('elsewhere', 'dee')
+
+  const outcome = await confirmTicket(s.deps(), ticketId)
+  t.match(outcome, { status: 'checked', checksNextAt: 13, dueAgain: false, resumeAt: undefined, budget: { utcDay: '2026-11-21', used: 8, limit: 2000 } })
+  t.same(new Map(outcome.checks.map((check) => [check.recordingId, check.verdict])), expected, 'each recording of the screen judged as it shows')
+  t.notOk(outcome.checks.some((check) => check.recordingId === elsewhere), 'a recording of another screen is not checked')
+  t.equal(outcome.matchJobs.length, 2, 'the two friction recordings the scan had not read were scanned, their findings queued for matching')
+  const stored = await s.checks(ticketId)
+  t.same(new Map(stored.map((row) => [row.recording_id, row.verdict])), expected, 'one ticket_checks row each')
+  t.ok(stored.every((row) => row.utc_day === '2026-11-21'), "each on the clock's UTC day")
+  t.match(await s.ticket(ticketId), { checks_confirmed: 4, checks_refuted: 2, checks_inconclusive: 2, checks_next_at: 13, state: 'queued', published_at: DAY_1, unpublished_at: null })
+  t.match(outcome.gate, { action: 'publish', published: true, state: 'queued', share: 4 / 6 })
+
+  t.match(await confirmTicket(s.deps(), ticketId), { status: 'not_due', checks: [] }, 'the next batch waits for 13 matches')
+  await s.stack.db.query('UPDATE tickets SET matched = 13 WHERE id = $1', [ticketId])
+  const again = await confirmTicket(s.deps(), ticketId)
+  t.match(again, { status: 'no_recordings', checks: [], checksNextAt: 13 }, 'at 13 the next batch runs and finds every recording checked already')
+  t.equal((await s.checks(ticketId)).length, 8, 'no recording is checked twice')
+})
+
+t.test('the gate waits for 3 confirmed checks, then publishes', async (t) => {
+  const s = await confirmStack(t)
+  const ticketId = await s.ticketOf(['ann', 'bob', 'cy'])
+  await s.record('friction', 'u1')
+  await s.record('friction', 'u2')
+  await s.record('fine', 'u3')
+  const first = await confirmTicket(s.deps(), ticketId)
+  t.match(first, { status: 'checked', checksNextAt: 13, gate: { action: 'none', published: false, state: 'candidate' } })
+  t.match(await s.ticket(ticketId), { checks_confirmed: 2, checks_refuted: 1, published_at: null, state: 'candidate' }, 'two confirmed checks are not enough')
+
+  await s.record('friction', 'u4')
+  await s.stack.db.query('UPDATE tickets SET matched = 13 WHERE id = $1', [ticketId])
+  const second = await confirmTicket(s.deps(), ticketId)
+  t.match(second, { status: 'checked', checks: [{ verdict: 'confirmed' }], checksNextAt: 23, gate: { action: 'publish', state: 'queued' } })
+  t.match(await s.ticket(ticketId), { checks_confirmed: 3, checks_refuted: 1, state: 'queued', published_at: DAY_1 }, 'the third confirmed check publishes it (75% of conclusive checks)')
+})
+
+t.test('the daily budget stops a batch at its cap and the rest is checked the next UTC day', async (t) => {
+  const s = await confirmStack(t)
+  const ticketId = await s.ticketOf(['ann', 'bob', 'cy'])
+  for (let i = 0; i < 5; i++) await s.record('friction', `later-${i}`)
+
+  const first = await confirmTicket(s.deps({ dailyBudget: 3 }), ticketId)
+  t.match(first, { status: 'budget_exhausted', resumeAt: new Date('2026-11-22T00:00:00.000Z'), budget: { used: 3, limit: 3 }, checksNextAt: 3 })
+  t.equal(first.checks.length, 3, 'three checks, then the cap')
+  t.match(await s.ticket(ticketId), { checks_confirmed: 3, checks_next_at: 3 }, 'the batch is not over: checks_next_at stays')
+
+  const sameDay = await confirmTicket(s.deps({ dailyBudget: 3, now: new Date('2026-11-21T23:59:59.000Z') }), ticketId)
+  t.match(sameDay, { status: 'budget_exhausted', checks: [] }, 'later the same UTC day nothing more is checked')
+
+  const nextDay = await confirmTicket(s.deps({ dailyBudget: 3, now: DAY_2 }), ticketId)
+  t.match(nextDay, { status: 'checked', checksNextAt: 13, budget: { utcDay: '2026-11-22', used: 2 } })
+  t.equal(nextDay.checks.length, 2, 'the next UTC day the other two are checked')
+  const stored = await s.checks(ticketId)
+  t.same(stored.map((row) => row.utc_day), ['2026-11-21', '2026-11-21', '2026-11-21', '2026-11-22', '2026-11-22'])
+  t.equal(new Set(stored.map((row) => row.recording_id)).size, 5, 'five different recordings, none twice')
+  t.match(await s.ticket(ticketId), { checks_confirmed: 5, checks_next_at: 13 })
+})
+
+t.test('the budget is per project: another ticket of the project finds the day spent', async (t) => {
+  const s = await confirmStack(t)
+  const one = await s.ticketOf(['ann', 'bob', 'cy'])
+  const other = await s.ticketOf(['dan', 'eve', 'fay'], elsewhereVector)
+  t.not(other, one, 'two known problems of the project')
+  await s.record('friction', 'u1')
+  await s.record('friction', 'u2')
+  t.match(await confirmTicket(s.deps({ dailyBudget: 2 }), one), { status: 'budget_exhausted', checks: [{}, {}], budget: { used: 2 } }, "the first problem's batch spends the day's two checks")
+  t.match(await confirmTicket(s.deps({ dailyBudget: 2 }), other), { status: 'budget_exhausted', checks: [], budget: { used: 2, limit: 2 } }, 'the day is spent for the whole project')
+  t.equal((await s.checks(other)).length, 0)
+  await t.rejects(confirmTicket(s.deps({ dailyBudget: -1 }), one), RangeError, 'a negative budget is refused')
+})
