@@ -148,7 +148,11 @@ CREATE TABLE friction_jobs (
   -- A backfill's jobs are spaced by its --rate: none is started before this.
   not_before     timestamptz NOT NULL DEFAULT now(),
   attempts       integer NOT NULL DEFAULT 0,
+  -- Pending: when the dispatch lapses and the job is dispatched again (NULL: never dispatched yet).
+  -- Claimed: the worker's lease.
   lease_until    timestamptz,
+  -- When its latest claim started it.
+  started_at     timestamptz,
   version        integer NOT NULL DEFAULT 1,
   error          text,
   created_at     timestamptz NOT NULL DEFAULT now(),

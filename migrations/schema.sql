@@ -135,6 +135,7 @@ CREATE TABLE public.friction_jobs (
     not_before timestamp with time zone DEFAULT now() NOT NULL,
     attempts integer DEFAULT 0 NOT NULL,
     lease_until timestamp with time zone,
+    started_at timestamp with time zone,
     version integer DEFAULT 1 NOT NULL,
     error text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,

@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { parseEnv } from 'node:util'
 import { embeddingsConfig, type EmbeddingsConfig } from './config-embeddings.js'
+import { frictionConfig, type FrictionLimits } from './config-friction.js'
 import { objectStore, type ObjectStoreConfig } from './config-object-store.js'
 import { pluginsConfig, type PluginsConfig } from './config-plugins.js'
 import { connectionUrl, ConfigError, int, oneOf, port, text, url, type Env } from './config-values.js'
@@ -60,6 +61,8 @@ export interface Config {
   readonly plugins: PluginsConfig
   /** Which embeddings plugin the matcher uses and its pool's threads (docs/known-problems.md). */
   readonly embeddings: EmbeddingsConfig
+  /** The matcher's fleet-wide caps on scan and match, and on confirm (FRICTION_*_MAX_CONCURRENT). */
+  readonly friction: FrictionLimits
   /** How often `svc up` restarted this process after it exited on its own (SVC_RESTARTS, set by svc up); shown by /health. */
   readonly restarts: number
 }
@@ -140,7 +143,7 @@ export interface Secrets {
   readonly codehostAppClientSecret: string | undefined
 }
 
-export const SERVICE_NAMES = ['grouper', 'investigator', 'recorder'] as const
+export const SERVICE_NAMES = ['grouper', 'investigator', 'recorder', 'matcher'] as const
 export type ServiceName = (typeof SERVICE_NAMES)[number]
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent']
@@ -253,6 +256,7 @@ export function loadConfig(env: Env = readEnv()): Config {
     trustedProxyHops: int(env, 'SVC_TRUSTED_PROXY_HOPS', 0, 0, 10),
     plugins: pluginsConfig(env),
     embeddings: embeddingsConfig(env),
+    friction: frictionConfig(env),
     restarts: int(env, 'SVC_RESTARTS', 0, 0),
   }
   return deepFreeze(config)

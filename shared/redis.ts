@@ -63,6 +63,11 @@ export function streamKeys(prefix: string) {
      * objects of keys left here for a day (a put whose metadata never arrived).
      */
     recordingPuts: `${prefix}recordings:puts`,
+    /** One entry per matcher job to run ({ scan | match | confirm: <id> }); job state lives in friction_jobs. */
+    friction: `${prefix}stream:friction`,
+    /** The matcher's fleet-wide slots: scan and match (FRICTION_MATCH_MAX_CONCURRENT), confirm (FRICTION_CONFIRM_MAX_CONCURRENT). */
+    frictionMatchSlots: `${prefix}matcher:slots:match`,
+    frictionConfirmSlots: `${prefix}matcher:slots:confirm`,
     /** The fleet-wide investigation slots (INVESTIGATION_MAX_CONCURRENT): holder → lease expiry. */
     investigationSlots: `${prefix}investigator:slots`,
     rateLimit: (keyId: string, window: number) => `${prefix}rl:ev:${keyId}:${window}`,

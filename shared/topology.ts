@@ -13,6 +13,8 @@ export const GROUPS = Object.freeze({
   fixer: 'fixer',
   /** Recordings: stores each accepted chunk's metadata in PostgreSQL. */
   recorder: 'recorder',
+  /** The matcher: scans recordings, matches findings, confirms known problems (stream:friction). */
+  matcher: 'matcher',
 })
 
 /**
@@ -26,5 +28,6 @@ export function streamTopology(keys: StreamKeys): ReadonlyArray<{ name: string; 
     { name: 'investigations', stream: keys.investigations, groups: [GROUPS.investigator] },
     { name: 'fixes', stream: keys.fixes, groups: [GROUPS.fixer] },
     { name: 'recordings', stream: keys.recordings, groups: [GROUPS.recorder] },
+    { name: 'friction', stream: keys.friction, groups: [GROUPS.matcher] },
   ]
 }

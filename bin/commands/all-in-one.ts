@@ -12,8 +12,7 @@ import { createOrm } from '../../shared/orm.js'
 import { loadConfiguredPlugins, loadModelPlugin } from '../../shared/plugins/loader.js'
 import { createRedis, streamKeys } from '../../shared/redis.js'
 import { applySeed } from '../../shared/seed.js'
-import { INVESTIGATOR_ENTITIES } from '../../services/investigator/store/entities.js'
-import { startWorker } from '../../services/worker/index.js'
+import { startWorker, WORKER_ENTITIES } from '../../services/worker/index.js'
 import { loadFixes } from '../../services/worker/fixes.js'
 import { loadContext, tellReady, untilSignal } from '../context.js'
 import { startFront } from '../front/index.js'
@@ -53,10 +52,10 @@ export class AllInOneCommand extends Command {
       const objects = await createObjectStore(config.objectStore, log)
       const plugins = await loadConfiguredPlugins(config, log)
       const tools = { model: await loadModelPlugin(config, log), codehost: plugins.codehost }
-      // One ORM for the investigator and the web side: both borrow PGlite's one connection anyway.
-      const orm = await createOrm(db, INVESTIGATOR_ENTITIES)
+      // One ORM for the worker's actors and the web side: both borrow PGlite's one connection anyway.
+      const orm = await createOrm(db, WORKER_ENTITIES)
       stops.push(() => orm.close())
-      const worker = await startWorker({ db, objects, redis, keys, log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts, investigations: config.investigations, recordings: config.recordings, tools, fixes: await loadFixes(config, log), orm })
+      const worker = await startWorker({ db, objects, redis, keys, log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts, investigations: config.investigations, recordings: config.recordings, matcher: { limits: config.friction, embeddings: config }, tools, fixes: await loadFixes(config, log), orm })
       stops.push(() => worker.stop())
       const ingress = await startFront({ db, objects, redis, keys, log, config, plugins, port: config.ingestionPort, host: config.ingestionHost, orm })
       stops.push(() => ingress.stop())

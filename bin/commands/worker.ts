@@ -19,7 +19,7 @@ export class WorkerCommand extends Command {
     const redis = createRedis(redisUrl, {}, log)
     try {
       const tools = { model: await loadModelPlugin(config, log), codehost: (await loadConfiguredPlugins(config, log)).codehost }
-      const worker = await startWorker({ db, objects: await createObjectStore(config.objectStore, log), redis, keys: streamKeys(config.redisKeyPrefix), log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts, investigations: config.investigations, recordings: config.recordings, tools, fixes: await loadFixes(config, log) })
+      const worker = await startWorker({ db, objects: await createObjectStore(config.objectStore, log), redis, keys: streamKeys(config.redisKeyPrefix), log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts, investigations: config.investigations, recordings: config.recordings, matcher: { limits: config.friction, embeddings: config }, tools, fixes: await loadFixes(config, log) })
       tellReady()
       await untilSignal(log)
       await worker.stop()

@@ -6,7 +6,7 @@
  */
 import { isDatabaseOutage, type Queryable } from '../../shared/db.js'
 import { ObjectStoreUnavailable } from '../../shared/object-store.js'
-import { scanRecording, type ScanDeps } from './friction/scan-recording.js'
+import { scanRecording, type MatchJobOptions, type ScanDeps } from './friction/scan-recording.js'
 
 export { scanRecording, type MatchJobOptions, type RecordingScan, type ScanDeps } from './friction/scan-recording.js'
 
@@ -54,14 +54,14 @@ export async function dueRecordings(db: Queryable, limit: number): Promise<DueRe
  * Scans up to limit due recordings, one transaction each. The object store being down stops the
  * pass (nothing of that recording written); a database outage is thrown for the caller to wait
  * out; any other failure of one recording is logged and the pass goes on. A signal that aborts
- * stops it before the next recording.
+ * stops it before the next recording. jobs says how the match jobs are queued (scanRecording).
  */
-export async function scanDueRecordings(deps: ScanDeps, limit: number, signal?: AbortSignal): Promise<DueScanOutcome> {
+export async function scanDueRecordings(deps: ScanDeps, limit: number, signal?: AbortSignal, jobs: MatchJobOptions = {}): Promise<DueScanOutcome> {
   const outcome: DueScanOutcome = { scanned: 0, findings: [], matchJobs: [], unreadableChunks: 0, failed: 0, storeDown: undefined }
   for (const { projectId, recordingId } of await dueRecordings(deps.db, limit)) {
     if (signal?.aborted) break
     try {
-      const scan = await scanRecording(deps, projectId, recordingId)
+      const scan = await scanRecording(deps, projectId, recordingId, jobs)
       if (scan.status !== 'scanned') continue
       outcome.scanned++
       outcome.findings.push(...scan.findings)

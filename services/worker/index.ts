@@ -1,7 +1,8 @@
 /** A worker process: hosts the configured consumer services, trims their streams, serves /health and /metrics. */
 import type { Server } from 'node:http'
 import type { Redis } from 'ioredis'
-import type { InvestigationLimits, RecordingSettings, ServiceName, StreamTiming } from '../../shared/config.js'
+import type { EmbeddingsConfig, InvestigationLimits, LogLevel, RecordingSettings, ServiceName, StreamTiming } from '../../shared/config.js'
+import type { FrictionLimits } from '../../shared/config-friction.js'
 import type { Db } from '../../shared/db.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import type { Logger } from '../../shared/log.js'
@@ -16,6 +17,8 @@ import { createGrouper } from '../grouper/index.js'
 import { createInvestigator, type InvestigatorDeps } from '../investigator/index.js'
 import type { Tools } from '../investigator/tools.js'
 import { INVESTIGATOR_ENTITIES } from '../investigator/store/entities.js'
+import { createMatcher } from '../matcher/index.js'
+import { MATCHER_ENTITIES } from '../matcher/store/entities.js'
 import { createRecorder } from '../recorder/index.js'
 import { startHealthServer } from './health.js'
 
@@ -38,8 +41,10 @@ export interface WorkerDeps {
   fixes?: InvestigatorDeps['fixes']
   /** How long recordings are kept and when one closes (config.recordings); the recorder needs them. */
   recordings?: RecordingSettings
+  /** The matcher's caps and what its embedder is made from (config.friction, config.embeddings, config.logLevel). */
+  matcher?: { limits: FrictionLimits; embeddings: { readonly embeddings: EmbeddingsConfig; readonly logLevel: LogLevel } }
   /**
-   * The ORM the investigator works through; the caller keeps it open and closes it (the
+   * The ORM the investigator and the matcher work through (WORKER_ENTITIES); the caller keeps it open and closes it (the
    * all-in-one process shares one with the web side). Absent, the worker opens its own.
    */
   orm?: Orm
@@ -63,15 +68,23 @@ const FACTORIES: Record<ServiceName, (deps: WorkerDeps, orm: () => Orm) => Hoste
     if (!deps.recordings) throw new Error('the recorder needs its settings (config.recordings)')
     return createRecorder({ ...deps, settings: deps.recordings })
   },
+  matcher: (deps, orm) => {
+    if (!deps.matcher) throw new Error('the matcher needs its caps and embeddings settings (config.friction, config.embeddings)')
+    return createMatcher({ ...deps, orm: orm(), limits: deps.matcher.limits, embeddings: deps.matcher.embeddings })
+  },
 }
+
+/** The entities of the actors that own domain tables: an ORM given to the worker must know them all. */
+export const WORKER_ENTITIES = [...INVESTIGATOR_ENTITIES, ...MATCHER_ENTITIES]
 
 /** Starts the services and the health endpoint. */
 export async function startWorker(deps: WorkerDeps): Promise<Worker> {
   for (const { stream, groups } of streamTopology(deps.keys)) {
     for (const group of groups) await ensureGroup(deps.redis, stream, group)
   }
-  // The ORM serves the actors that own domain tables (the investigator); opened only for them.
-  const ownOrm = deps.orm === undefined && deps.services.includes('investigator') ? await createOrm(deps.db, INVESTIGATOR_ENTITIES) : undefined
+  // The ORM serves the actors that own domain tables (the investigator, the matcher); opened only for them.
+  const needsOrm = deps.services.includes('investigator') || deps.services.includes('matcher')
+  const ownOrm = deps.orm === undefined && needsOrm ? await createOrm(deps.db, WORKER_ENTITIES) : undefined
   const orm = deps.orm ?? ownOrm
   const services = deps.services.map((name) => FACTORIES[name](deps, () => orm!))
   for (const service of services) await service.start()

@@ -22,7 +22,7 @@ export async function claimRow<Row extends JobRow, Rec extends LeasedRecord<Row>
   if (!row) return { status: 'missing' }
   if (spec.finalStates.includes(row.state)) return { status: 'finished' }
   // Another worker runs it and renews its lease: a delivery that overlapped its claim leaves it alone.
-  if (row.state === spec.runningState && row.leaseUntil.getTime() > Date.now()) return { status: 'held' }
+  if (row.state === spec.runningState && row.leaseUntil !== null && row.leaseUntil.getTime() > Date.now()) return { status: 'held' }
   // A job that used its attempts is not started again, whichever delivery brought it: the sweeper stops it (lease_lost).
   if (options.countAttempt !== false && options.maxAttempts !== undefined && row.attempts >= options.maxAttempts) return { status: 'spent' }
   const record = spec.record(em, row)

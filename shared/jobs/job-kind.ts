@@ -13,7 +13,8 @@ export interface JobRow {
   id: string
   state: string
   attempts: number
-  leaseUntil: Date
+  /** Null on a row never dispatched yet (a matcher's job waiting for its not_before). */
+  leaseUntil: Date | null
   /** When its latest claim started it. */
   startedAt: Date | null
 }
@@ -57,6 +58,10 @@ export interface JobKind<Row extends JobRow, Rec extends JobRecord<End>, Subject
   readonly activeStates: readonly string[]
   /** The state of a claimed job, whose live lease means another worker runs it. */
   readonly runningState: string
+  /** The state a lapsed job goes back to ('queued' unless said). */
+  readonly queuedState?: string
+  /** The kind's rows among the entity's, when one table holds several kinds (the matcher's friction_jobs). */
+  readonly rows?: Record<string, unknown>
   /** Claims the job (claim.ts): the running state, one more attempt unless countAttempt is false, a fresh lease. */
   claim(orm: Orm, id: string, leaseMs: number, options?: ClaimOptions<Row>): Promise<JobClaim<Rec>>
   /** The end of a job that stops with code (a reason code of the actor's catalogue). */

@@ -17,7 +17,7 @@ export function keepRenewing(renew: () => Promise<unknown>, leaseMs: number): ()
 }
 
 /** Waits for a fleet slot, keeping the queued row's lease alive; false when the job should not go on (aborted, or the row moved on). */
-export async function waitForSlot(slots: FleetSlots, leaseMs: number, em: EntityManager, row: { leaseUntil: Date }, holder: string, signal: AbortSignal): Promise<boolean> {
+export async function waitForSlot(slots: FleetSlots, leaseMs: number, em: EntityManager, row: { leaseUntil: Date | null }, holder: string, signal: AbortSignal): Promise<boolean> {
   let lastRenewal = Date.now()
   while (!(await slots.tryAcquire(holder))) {
     if (signal.aborted) return false

@@ -22,7 +22,7 @@ const PER_PASS = 100
 /** One pass over kind's lapsed rows; answers how many it dispatched again and how many it stopped. */
 export async function sweepLapsed<Row extends JobRow, Rec extends JobRecord<End>, Subject, End>(kind: JobKind<Row, Rec, Subject, End>, options: LapsedOptions, now = Date.now()): Promise<{ redispatched: number; stopped: number }> {
   const em = options.orm.em.fork() as EntityManager
-  const lapsed = (await em.find(kind.entity, { state: { $in: [...kind.activeStates] }, leaseUntil: { $lt: new Date(now) } } as never, { limit: PER_PASS })) as Row[]
+  const lapsed = (await em.find(kind.entity, { ...kind.rows, state: { $in: [...kind.activeStates] }, leaseUntil: { $lt: new Date(now) } } as never, { limit: PER_PASS })) as Row[]
   let redispatched = 0
   let stopped = 0
   for (const row of lapsed) {
@@ -34,7 +34,7 @@ export async function sweepLapsed<Row extends JobRow, Rec extends JobRecord<End>
       // Back to queued: the next claim starts it over (a worker that merely stalled finds it taken).
       await em.transactional(async (tx) => {
         const held = tx.merge(row as object) as Row
-        held.state = 'queued'
+        held.state = kind.queuedState ?? 'queued'
         held.leaseUntil = new Date(now + options.leaseMs)
         await tx.flush()
         await kind.requeued(tx, held)

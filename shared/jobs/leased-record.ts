@@ -13,7 +13,7 @@ export class RunTakenOver extends Error {
   override name = 'RunTakenOver'
 }
 
-export class LeasedRecord<Row extends { leaseUntil: Date; attempts: number }> {
+export class LeasedRecord<Row extends { leaseUntil: Date | null; attempts: number }> {
   #queue: Promise<unknown> = Promise.resolve()
   #lost = false
   /** A change made by a deferred claim, written with the next write (claim.ts: a stop before any work). */

@@ -42,7 +42,7 @@ export async function runJob<Row extends JobRow, Rec extends JobRecord<End>, Sub
   const row = (await em.findOne(kind.entity, id as never)) as Row | null
   if (!row || !kind.activeStates.includes(row.state)) return
   // Another worker holds it and renews its lease: this delivery is a duplicate.
-  if (row.state === kind.runningState && row.leaseUntil.getTime() > Date.now()) return
+  if (row.state === kind.runningState && row.leaseUntil !== null && row.leaseUntil.getTime() > Date.now()) return
   const prepared = await kind.prepare(row)
   if (!prepared) return
   if ('end' in prepared) return finishAtOnce(kind, deps, id, prepared.end, { em, row })

@@ -118,9 +118,13 @@ export class FrictionJob {
   subject!: string
   state: 'pending' | 'claimed' | 'completed' | 'failed' = 'pending'
   source: 'live' | 'backfill' = 'live'
+  allowMissingEmbeddings = false
   notBefore: Date = new Date()
   attempts = 0
+  /** Null until the job is first dispatched; on a pending job, when to dispatch it again. */
   leaseUntil: Date | null = null
+  /** When its latest claim started it. */
+  startedAt: Date | null = null
   version = 1
   error: string | null = null
   createdAt: Date = new Date()
@@ -248,9 +252,11 @@ export const FrictionJobSchema = new EntitySchema<FrictionJob>({
     subject: { type: 'uuid' },
     state: { type: 'string' },
     source: { type: 'string' },
+    allowMissingEmbeddings: { type: 'boolean' },
     notBefore: { type: 'datetime' },
     attempts: { type: 'integer' },
     leaseUntil: { type: 'datetime', nullable: true },
+    startedAt: { type: 'datetime', nullable: true },
     version: { type: 'integer', version: true },
     error: { type: 'text', nullable: true },
     createdAt: { type: 'datetime' },

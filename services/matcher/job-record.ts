@@ -1,0 +1,66 @@
+/**
+ * One worker's hold on one friction job while it runs (a LeasedRecord over friction_jobs): its
+ * claim, its requeue and its one end, completed or failed with the error. Nothing else moves with
+ * a friction job's row: the work writes its own tables in its own transactions (a scan, a
+ * matching decision), each safe to run again.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { claimRow, LeasedRecord, type ClaimOptions, type JobClaim } from '../../shared/jobs/index.js'
+import type { Orm } from '../../shared/orm.js'
+import { countJobEnd } from './metrics.js'
+import { FrictionJob } from './store/entities.js'
+
+/** How a friction job ended: completed (with the jobs it queued, to dispatch), or failed with a stable code and a message. */
+export type FrictionEnd = { state: 'completed'; queued?: readonly string[] } | { state: 'failed'; code: string; message: string }
+
+export const FRICTION_FINAL_STATES = ['completed', 'failed'] as const
+export const FRICTION_ACTIVE_STATES = ['pending', 'claimed'] as const
+
+/** Claims friction job id: claimed, one more attempt (unless only to stop it), the lease starting now. */
+export async function claimFrictionJob(orm: Orm, id: string, leaseMs: number, options: ClaimOptions<FrictionJob> = {}): Promise<JobClaim<FrictionJobRecord>> {
+  const em = options.loaded?.em ?? (orm.em.fork() as EntityManager)
+  const row = options.loaded?.row ?? (await em.findOne(FrictionJob, id))
+  return claimRow(em, row, {
+    finalStates: FRICTION_FINAL_STATES,
+    runningState: 'claimed',
+    leaseMs,
+    record: (held, job) => new FrictionJobRecord(held, job, leaseMs),
+    claimed: async (_, job) => {
+      job.updatedAt = new Date()
+    },
+  }, options)
+}
+
+export class FrictionJobRecord extends LeasedRecord<FrictionJob> {
+  /** Jobs the finished work queued, to dispatch once the end committed. */
+  queued: readonly string[] = []
+
+  get job(): FrictionJob {
+    return this.row
+  }
+
+  /**
+   * Hands the job back as pending: for the stream's next delivery (a failure it may outlast), or,
+   * with a lease of 0, for the sweeper to dispatch at once. The attempt stays counted.
+   */
+  requeue(leaseMs = this.leaseMs): Promise<void> {
+    return this.write((_, row) => {
+      row.state = 'pending'
+      row.leaseUntil = new Date(Date.now() + leaseMs)
+      row.updatedAt = new Date()
+    })
+  }
+
+  /** Ends the job once: completed, or failed with `<code>: <message>` in its error. */
+  finish(end: FrictionEnd, _durationMs: number): Promise<void> {
+    return this.write((_, row) => {
+      row.state = end.state
+      row.error = end.state === 'failed' ? `${end.code}: ${end.message}`.slice(0, 2000) : null
+      row.leaseUntil = null
+      row.updatedAt = new Date()
+    }).then(() => {
+      if (end.state === 'completed') this.queued = end.queued ?? []
+      countJobEnd(this.row.kind, end.state)
+    })
+  }
+}
