@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import type { Queryable } from '../../shared/db.js'
 import { approveNewProject, DashboardClient } from '../helpers/dashboard.js'
+import { dueForUnpublishing, thresholds } from '../../services/web/dashboard/known-problem-gate.js'
 import { decide, seedEnvironment, seedFix } from '../helpers/friction-seed.js'
 import { startTestStack } from '../helpers/stack.js'
 import { seededByHand } from '../helpers/suite-invariants.js'
@@ -31,6 +32,7 @@ interface TicketSeed {
   matched: number
   checks?: [number, number, number]
   publishedAt?: Date
+  unpublishedAt?: Date
   previousState?: string
   updatedAt: Date
 }
@@ -46,9 +48,9 @@ async function ticket(db: Queryable, projectId: string, environmentId: string, s
   const [confirmed, refuted, inconclusive] = seed.checks ?? [0, 0, 0]
   await db.query(
     `INSERT INTO tickets (id, project_id, environment_id, issue_id, state, previous_state, kind, page, target, narrative, pages, matched, users,
-                          checks_confirmed, checks_refuted, checks_inconclusive, published_at, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, ARRAY[$8, '/checkout/shipping'], $11, $12, $13, $14, $15, $16, $17, $17)`,
-    [ticketId, projectId, environmentId, rows[0]!.id, seed.state, seed.previousState ?? null, seed.kind, seed.page, seed.target, seed.narrative, seed.matched, seed.users, confirmed, refuted, inconclusive, seed.publishedAt ?? null, seed.updatedAt],
+                          checks_confirmed, checks_refuted, checks_inconclusive, published_at, unpublished_at, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, ARRAY[$8, '/checkout/shipping'], $11, $12, $13, $14, $15, $16, $17, $18, $18)`,
+    [ticketId, projectId, environmentId, rows[0]!.id, seed.state, seed.previousState ?? null, seed.kind, seed.page, seed.target, seed.narrative, seed.matched, seed.users, confirmed, refuted, inconclusive, seed.publishedAt ?? null, seed.unpublishedAt ?? null, seed.updatedAt],
   )
   return { ticketId, issueId: rows[0]!.id }
 }
@@ -87,9 +89,9 @@ t.test("a project's known problems: the list, one problem's page, its evidence, 
   const hostileTarget = 'button#pay "<script>alert(1)</script>"'
   const hostilePage = '/checkout?x=<img src=x onerror=alert(2)>'
   const hostileNarrative = 'Rage click: 5 clicks on <iframe src=javascript:alert(3)> & "more"'
-  const pay = await ticket(db, projectId, env, { state: 'investigated', kind: 'rage_click', page: hostilePage, target: hostileTarget, narrative: hostileNarrative, users: 2, matched: 3, checks: [3, 1, 1], publishedAt: ago(50), updatedAt: ago(40) })
+  const pay = await ticket(db, projectId, env, { state: 'investigated', kind: 'rage_click', page: hostilePage, target: hostileTarget, narrative: hostileNarrative, users: 2, matched: 3, checks: [3, 2, 1], publishedAt: ago(50), updatedAt: ago(40) })
   const help = await ticket(db, projectId, env, { state: 'candidate', kind: 'dead_click', page: '/help', target: 'a "Contact"', narrative: 'Dead click on a "Contact" on /help', users: 1, matched: 1, checks: [0, 0, 1], updatedAt: ago(120) })
-  const old = await ticket(db, projectId, env, { state: 'archived', previousState: 'candidate', kind: 'error_after_click', page: '/cart', target: 'button#remove', narrative: 'Error after click', users: 1, matched: 1, updatedAt: ago(10) })
+  const old = await ticket(db, projectId, env, { state: 'archived', previousState: 'candidate', kind: 'error_after_click', page: '/cart', target: 'button#remove', narrative: 'Error after click', users: 1, matched: 1, publishedAt: ago(300), unpublishedAt: ago(200), updatedAt: ago(10) })
   const foreign = await ticket(db, otherProjectId, otherEnv, { state: 'candidate', kind: 'rage_click', page: '/post', target: 'button#like', narrative: 'Rage click on like', users: 1, matched: 1, updatedAt: ago(5) })
   await db.query(`UPDATE tickets SET same_fix = 'asked', same_fix_ticket_id = $2 WHERE id = $1`, [pay.ticketId, help.ticketId])
 
@@ -101,7 +103,7 @@ t.test("a project's known problems: the list, one problem's page, its evidence, 
   await match(db, projectId, env, pay.ticketId, ann, atAnn, hostilePage, 'created')
   await match(db, projectId, env, pay.ticketId, mallory, ago(188), '/checkout/shipping', 'joined')
   await match(db, projectId, env, pay.ticketId, anonymous, ago(178), hostilePage, 'joined')
-  const verdicts = ['confirmed', 'confirmed', 'refuted', 'confirmed', 'inconclusive']
+  const verdicts = ['confirmed', 'refuted', 'confirmed', 'inconclusive', 'refuted', 'confirmed']
   for (const [i, verdict] of verdicts.entries()) await check(db, projectId, pay.ticketId, await recording(db, projectId, env, `checked-${i}`, 100 - i), verdict, ago(60 + i))
   // help: older, but checked a minute ago: the newest activity of all.
   const helpRecording = await recording(db, projectId, env, 'bob', 150)
@@ -128,7 +130,7 @@ t.test("a project's known problems: the list, one problem's page, its evidence, 
     const payRow = new RegExp(`<tr data-ticket="${pay.ticketId}">[\\s\\S]*?</tr>`).exec(page.text)?.[0] ?? ''
     t.match(payRow, '<span class="status" data-state="investigated">cause found in the code</span>')
     t.match(payRow, '<td>rage click</td><td class="num">2</td><td class="num">3</td>', 'kind, users, matched recordings')
-    t.match(payRow, '3 confirmed · 1 refuted · 1 inconclusive')
+    t.match(payRow, '3 confirmed · 2 refuted · 1 inconclusive')
     t.match(payRow, /<span class="ok">published<\/span> <span class="muted small">since <time/)
     t.match(payRow, `on <code class="wrap">/checkout?x=&lt;img src=x onerror=alert(2)&gt;</code> · production`)
     const helpRow = new RegExp(`<tr data-ticket="${help.ticketId}">[\\s\\S]*?</tr>`).exec(page.text)?.[0] ?? ''
@@ -143,6 +145,7 @@ t.test("a project's known problems: the list, one problem's page, its evidence, 
     const archived = await client.get(`${base}?archived=1`)
     t.same(listed(archived.text), ['a &quot;Contact&quot;', 'button#remove', escapedTarget], 'among the others by their activity')
     t.match(archived.text, new RegExp(`<tr data-ticket="${old.ticketId}">[\\s\\S]*?data-state="archived">archived`))
+    t.match(archived.text, new RegExp(`<tr data-ticket="${old.ticketId}">[\\s\\S]*?<span class="muted">unpublished</span> <span class="muted small">since <time datetime="${ago(200).toISOString()}"`))
     t.match(archived.text, 'id="filter-archived" name="archived" value="1" checked', 'the box stays ticked')
     t.same(listed((await client.get(`${base}?published=1`)).text), [escapedTarget])
     t.same(listed((await client.get(`${base}?kind=dead_click`)).text), ['a &quot;Contact&quot;'])
@@ -163,14 +166,14 @@ t.test("a project's known problems: the list, one problem's page, its evidence, 
     t.match(page.text, `<a href="/projects/${projectId}/issues/${pay.issueId}">its friction issue</a>`)
     t.match(page.text, '<li data-threshold="confirmed" class="ok">met: 3 of 3 confirmed checks</li>')
     t.match(page.text, '<li data-threshold="users" class="ok">met: 2 of 2 users</li>')
-    t.match(page.text, '<li data-threshold="share" class="ok">met: 60% of 40% of checks confirmed</li>')
+    t.match(page.text, '<li data-threshold="share" class="ok">met: 60% of 40% of conclusive checks confirmed</li>')
     t.match(page.text, /<p class="publication"><span class="ok">published<\/span>/)
     t.match(page.text, `<p class="same-fix" data-same-fix="asked">Does one fix solve this and <a href="${base}/${help.ticketId}"><code class="wrap">a &quot;Contact&quot;</code></a>? asked, not answered yet</p>`)
 
     const helpPage = await client.get(`${base}/${help.ticketId}`)
     t.match(helpPage.text, '<li data-threshold="confirmed" class="bad">missed: 0 of 3 confirmed checks</li>')
     t.match(helpPage.text, '<li data-threshold="users" class="bad">missed: 1 of 2 users</li>')
-    t.match(helpPage.text, '<li data-threshold="share" class="bad">missed: 0% of 40% of checks confirmed</li>')
+    t.match(helpPage.text, '<li data-threshold="share" class="bad">missed: no conclusive check yet (40% confirmed needed)</li>')
     t.match(helpPage.text, '<p class="publication"><span class="muted">not published</span></p>')
     t.notMatch(helpPage.text, 'class="same-fix"', 'no question asked, none shown')
     t.match(helpPage.text, 'Not investigated yet: a known problem goes to the investigator once it is published.')
@@ -253,4 +256,17 @@ t.test("a project's known problems: the list, one problem's page, its evidence, 
     t.equal((await client.get(`${list}?p=abc`)).status, 200, 'a page that is not a number is the first')
   })
 
+})
+
+t.test("the page reads a ticket's counts against the publish gate's own numbers", async (t) => {
+  const base = { users: 2, checks_confirmed: 1, checks_refuted: 9, checks_inconclusive: 0, published_at: ago(60), unpublished_at: null }
+  t.ok(dueForUnpublishing(base), 'published, 10 checks, 10% confirmed: the gate unpublishes it')
+  t.notOk(dueForUnpublishing({ ...base, checks_refuted: 8 }), 'under 10 checks it stays')
+  t.notOk(dueForUnpublishing({ ...base, unpublished_at: ago(1) }), 'unpublished already')
+  t.notOk(dueForUnpublishing({ ...base, checks_confirmed: 3, checks_refuted: 7 }), '30% is above the 25% it falls below')
+  t.same(
+    thresholds({ ...base, checks_confirmed: 2, checks_refuted: 1, checks_inconclusive: 7, published_at: null }).map((row) => [row.label, row.met]),
+    [['2 of 3 confirmed checks', false], ['2 of 2 users', true], ['67% of 40% of conclusive checks confirmed', true]],
+    'inconclusive checks are left out of the share, as the gate leaves them',
+  )
 })

@@ -1,22 +1,16 @@
 /**
- * The publish gate as the dashboard tells it (docs/known-problems.md, "Pipeline", step 5): the
- * thresholds a known problem must meet to be published, and how far it is from each. The matcher's
- * gate decides; this only reads the ticket's counts against the same numbers to say why.
+ * The publish gate as the dashboard tells it (docs/known-problems.md, "Checks and the publish
+ * gate"): the thresholds a known problem must meet to be published, and how far it is from each.
+ * The matcher's gate decides; the page reads the ticket's counts against the gate's own numbers and
+ * share (imported, so the two cannot disagree) to say why.
  */
+import { confirmedShare, gateAction, type GateCounts } from '../../matcher/confirm/publish-gate.js'
+import { PUBLISH_MIN_CONFIRMED, PUBLISH_MIN_SHARE, PUBLISH_MIN_USERS, UNPUBLISH_BELOW_SHARE, UNPUBLISH_MIN_CHECKS } from '../../matcher/confirm/thresholds.js'
 
-/** Confirmed checks a problem needs. */
-export const PUBLISH_MIN_CONFIRMED = 3
-/** Distinct users it must have been seen by. */
-export const PUBLISH_MIN_USERS = 2
-/** Share of its checks that confirmed it, at least. */
-export const PUBLISH_MIN_SHARE = 0.4
-/** A published problem is unpublished when its share falls below this... */
-export const UNPUBLISH_BELOW_SHARE = 0.25
-/** ...once it has this many checks. */
-export const UNPUBLISH_AFTER_CHECKS = 10
+export { PUBLISH_MIN_CONFIRMED, PUBLISH_MIN_SHARE, PUBLISH_MIN_USERS, UNPUBLISH_BELOW_SHARE, UNPUBLISH_MIN_CHECKS }
 
-/** The counts the gate reads off a ticket. */
-export interface GateCounts {
+/** The ticket's columns the gate reads. */
+export interface TicketCounts {
   users: number
   checks_confirmed: number
   checks_refuted: number
@@ -25,44 +19,45 @@ export interface GateCounts {
   unpublished_at: Date | null
 }
 
-/** One threshold: what the problem has, what it needs, and whether that is met. */
+/** One threshold: where the problem stands against it, and whether that is met. */
 export interface Threshold {
   name: 'confirmed' | 'users' | 'share'
   label: string
   met: boolean
 }
 
-/** Published now: published, and not unpublished since. */
-export function isPublished(problem: Pick<GateCounts, 'published_at' | 'unpublished_at'>): boolean {
-  return problem.published_at !== null && (problem.unpublished_at === null || problem.unpublished_at < problem.published_at)
+/** Published now, as the gate counts it: published, and not unpublished since (publishing clears unpublished_at). */
+export function isPublished(problem: Pick<TicketCounts, 'published_at' | 'unpublished_at'>): boolean {
+  return problem.published_at !== null && problem.unpublished_at === null
 }
 
-/** All its checks, whatever their verdict. */
-export function checkCount(problem: Pick<GateCounts, 'checks_confirmed' | 'checks_refuted' | 'checks_inconclusive'>): number {
-  return problem.checks_confirmed + problem.checks_refuted + problem.checks_inconclusive
-}
-
-/** The confirmed share of its checks, 0 without any. */
-export function confirmedShare(problem: Pick<GateCounts, 'checks_confirmed' | 'checks_refuted' | 'checks_inconclusive'>): number {
-  const total = checkCount(problem)
-  return total === 0 ? 0 : problem.checks_confirmed / total
+function counts(problem: TicketCounts): GateCounts {
+  return { confirmed: problem.checks_confirmed, refuted: problem.checks_refuted, inconclusive: problem.checks_inconclusive, users: problem.users, published: isPublished(problem) }
 }
 
 function percent(share: number): string {
   return `${Math.round(share * 100)}%`
 }
 
-/** The three thresholds as people read them: "3 of 3 confirmed checks", "2 of 2 users", "60% of 40% confirmed". */
-export function thresholds(problem: GateCounts): Threshold[] {
-  const share = confirmedShare(problem)
+/**
+ * The three thresholds as people read them: "3 of 3 confirmed checks", "2 of 2 users", "60% of 40%
+ * of conclusive checks confirmed" (the share leaves inconclusive checks out, as the gate does; with
+ * no conclusive check it is "no conclusive check yet", missed).
+ */
+export function thresholds(problem: TicketCounts): Threshold[] {
+  const share = confirmedShare(counts(problem))
   return [
     { name: 'confirmed', label: `${problem.checks_confirmed} of ${PUBLISH_MIN_CONFIRMED} confirmed checks`, met: problem.checks_confirmed >= PUBLISH_MIN_CONFIRMED },
     { name: 'users', label: `${problem.users} of ${PUBLISH_MIN_USERS} users`, met: problem.users >= PUBLISH_MIN_USERS },
-    { name: 'share', label: `${percent(share)} of ${percent(PUBLISH_MIN_SHARE)} of checks confirmed`, met: checkCount(problem) > 0 && share >= PUBLISH_MIN_SHARE },
+    {
+      name: 'share',
+      label: share === undefined ? `no conclusive check yet (${percent(PUBLISH_MIN_SHARE)} confirmed needed)` : `${percent(share)} of ${percent(PUBLISH_MIN_SHARE)} of conclusive checks confirmed`,
+      met: share !== undefined && share >= PUBLISH_MIN_SHARE,
+    },
   ]
 }
 
-/** True when a published problem's share has fallen far enough for the gate to unpublish it. */
-export function dueForUnpublishing(problem: GateCounts): boolean {
-  return isPublished(problem) && checkCount(problem) >= UNPUBLISH_AFTER_CHECKS && confirmedShare(problem) < UNPUBLISH_BELOW_SHARE
+/** True when a published problem's share has fallen far enough for the gate to unpublish it at its next pass. */
+export function dueForUnpublishing(problem: TicketCounts): boolean {
+  return gateAction(counts(problem)) === 'unpublish'
 }

@@ -95,7 +95,7 @@ export async function listKnownProblems(db: Queryable, projectId: string, filter
          FROM tickets t LEFT JOIN environments env ON env.id = t.environment_id
         WHERE t.project_id = $1
           AND ($2 OR t.state <> 'archived')
-          AND (NOT $3 OR t.published_at IS NOT NULL AND (t.unpublished_at IS NULL OR t.unpublished_at < t.published_at))
+          AND (NOT $3 OR t.published_at IS NOT NULL AND t.unpublished_at IS NULL)
           AND ($4 = '' OR t.kind = $4)
         ORDER BY last_activity DESC, t.id
         LIMIT $5 OFFSET $6`,

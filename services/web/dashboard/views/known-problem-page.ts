@@ -8,7 +8,7 @@
 import type { FixView } from '../../../investigator/fix/read.js'
 import type { InvestigationView } from '../../../investigator/investigation/read.js'
 import { html, type SafeHtml } from '../html.js'
-import { dueForUnpublishing, PUBLISH_MIN_CONFIRMED, PUBLISH_MIN_SHARE, PUBLISH_MIN_USERS, thresholds, UNPUBLISH_AFTER_CHECKS, UNPUBLISH_BELOW_SHARE } from '../known-problem-gate.js'
+import { dueForUnpublishing, PUBLISH_MIN_CONFIRMED, PUBLISH_MIN_SHARE, PUBLISH_MIN_USERS, thresholds, UNPUBLISH_BELOW_SHARE, UNPUBLISH_MIN_CHECKS } from '../known-problem-gate.js'
 import { LISTED_EVIDENCE, type KnownProblemCheck, type KnownProblemDetail, type MatchedRecording } from '../known-problem-queries.js'
 import type { ProjectFacts } from '../project-queries.js'
 import type { Viewer } from '../viewer.js'
@@ -84,9 +84,9 @@ function facts(projectId: string, problem: KnownProblemDetail): SafeHtml {
 function publication(problem: KnownProblemDetail): SafeHtml {
   const rows = thresholds(problem)
   return html`<p class="publication">${publicationLabel(problem)}</p>
-<p class="hint small">Published with at least ${PUBLISH_MIN_CONFIRMED} confirmed checks, ${PUBLISH_MIN_USERS} distinct users and at least ${Math.round(PUBLISH_MIN_SHARE * 100)}% of its checks confirmed; unpublished when that share falls below ${Math.round(UNPUBLISH_BELOW_SHARE * 100)}% after ${UNPUBLISH_AFTER_CHECKS} checks.</p>
+<p class="hint small">Published with at least ${PUBLISH_MIN_CONFIRMED} confirmed checks, ${PUBLISH_MIN_USERS} distinct users and at least ${Math.round(PUBLISH_MIN_SHARE * 100)}% of its conclusive checks (confirmed or refuted) confirmed; unpublished when that share falls below ${Math.round(UNPUBLISH_BELOW_SHARE * 100)}% after ${UNPUBLISH_MIN_CHECKS} checks.</p>
 <ul class="thresholds">${rows.map((row) => html`<li data-threshold="${row.name}" class="${row.met ? 'ok' : 'bad'}">${row.met ? 'met' : 'missed'}: ${row.label}</li>`)}</ul>
-${dueForUnpublishing(problem) ? html`<p class="notice">Its confirmed share is below ${Math.round(UNPUBLISH_BELOW_SHARE * 100)}% after ${UNPUBLISH_AFTER_CHECKS} checks: the gate unpublishes it at its next pass.</p>` : ''}`
+${dueForUnpublishing(problem) ? html`<p class="notice">Its confirmed share is below ${Math.round(UNPUBLISH_BELOW_SHARE * 100)}% after ${UNPUBLISH_MIN_CHECKS} checks: the gate unpublishes it at its next pass.</p>` : ''}`
 }
 
 function sameFix(projectId: string, problem: KnownProblemDetail): SafeHtml | '' {

@@ -3,7 +3,7 @@
  * published, and the address of its page. Shared by the list (known-problems.ts) and its page
  * (known-problem-page.ts).
  */
-import { isPublished, type GateCounts } from '../known-problem-gate.js'
+import { isPublished, type TicketCounts } from '../known-problem-gate.js'
 import { html, type SafeHtml } from '../html.js'
 import { when } from './layout.js'
 
@@ -41,7 +41,7 @@ export function kindLabel(kind: string): string {
 }
 
 /** "published since …", "unpublished since …" or "not published". */
-export function publicationLabel(problem: Pick<GateCounts, 'published_at' | 'unpublished_at'>): SafeHtml {
+export function publicationLabel(problem: Pick<TicketCounts, 'published_at' | 'unpublished_at'>): SafeHtml {
   if (isPublished(problem)) return html`<span class="ok">published</span> <span class="muted small">since ${when(problem.published_at)}</span>`
   if (problem.unpublished_at) return html`<span class="muted">unpublished</span> <span class="muted small">since ${when(problem.unpublished_at)}</span>`
   return html`<span class="muted">not published</span>`
