@@ -77,11 +77,11 @@ export async function dispatchDue(db: Queryable, redis: Redis, keys: StreamKeys,
 }
 
 /** Queues a ticket's confirm job (none when one is pending or claimed); answers its id when new. */
-export async function queueConfirm(db: Queryable, ticket: { projectId: string; environmentId: string | null; id: string }, source: 'live' | 'backfill'): Promise<string | undefined> {
+export async function queueConfirm(db: Queryable, ticket: { projectId: string; environmentId: string | null; id: string }, source: 'live' | 'backfill', notBefore = new Date()): Promise<string | undefined> {
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO friction_jobs (kind, project_id, environment_id, subject, source) VALUES ('confirm', $1, $2, $3, $4)
+    `INSERT INTO friction_jobs (kind, project_id, environment_id, subject, source, not_before) VALUES ('confirm', $1, $2, $3, $4, $5)
      ON CONFLICT (kind, subject) WHERE state IN ('pending', 'claimed') DO NOTHING RETURNING id`,
-    [ticket.projectId, ticket.environmentId, ticket.id, source],
+    [ticket.projectId, ticket.environmentId, ticket.id, source, notBefore],
   )
   return rows[0]?.id
 }

@@ -12,7 +12,6 @@ export interface HealthSources {
   slots: { match: { running(): Promise<number> }; confirm: { running(): Promise<number> } }
   /** The embeddings model, or undefined without embeddings. */
   model: string | undefined
-  confirmBuilt: boolean
 }
 
 /** The matcher's /health lines. */
@@ -25,7 +24,7 @@ export async function matcherHealth(sources: HealthSources): Promise<string[]> {
   const count = (kind: string, state: string): number => rows.find((row) => row.kind === kind && row.state === state)?.n ?? 0
   return [
     `friction match: running=${await sources.slots.match.running()} max_concurrent=${limits.matchMaxConcurrent}${paused(limits.matchMaxConcurrent, 'FRICTION_MATCH_MAX_CONCURRENT')} embeddings=${sources.model ?? 'none'}`,
-    `friction confirm: running=${await sources.slots.confirm.running()} max_concurrent=${limits.confirmMaxConcurrent}${paused(limits.confirmMaxConcurrent, 'FRICTION_CONFIRM_MAX_CONCURRENT')}${sources.confirmBuilt ? '' : ' (confirmation not built: confirm jobs complete without checks)'}`,
+    `friction confirm: running=${await sources.slots.confirm.running()} max_concurrent=${limits.confirmMaxConcurrent}${paused(limits.confirmMaxConcurrent, 'FRICTION_CONFIRM_MAX_CONCURRENT')}`,
     ...FRICTION_JOB_KINDS.map((kind) => `friction_jobs ${kind}: pending=${count(kind, 'pending')} claimed=${count(kind, 'claimed')} failed=${count(kind, 'failed')}`),
   ]
 }

@@ -23,7 +23,7 @@ import { GROUPS } from '../../shared/topology.js'
 import { dispatchDue, dispatchJobs, FRICTION_JOB_KINDS, jobOfEntry, type FrictionJobKind } from './dispatch.js'
 import { createEmbedder, type Embedder } from './embeddings/index.js'
 import { matcherHealth } from './health.js'
-import { frictionJobKind, type ConfirmTicket } from './jobs.js'
+import { frictionJobKind } from './jobs.js'
 import { scanDueRecordings } from './scan-due.js'
 
 export interface MatcherDeps {
@@ -37,8 +37,6 @@ export interface MatcherDeps {
   limits: FrictionLimits
   /** What createEmbedder reads (config.embeddings, config.logLevel). */
   embeddings: { readonly embeddings: EmbeddingsConfig; readonly logLevel: LogLevel }
-  /** The confirmation of a ticket (services/matcher/confirm/); absent until it is built. */
-  confirmTicket?: ConfirmTicket
 }
 
 /** The matcher service, with its sweep on demand (tests, and a worker asked to sweep at once). */
@@ -63,7 +61,7 @@ export function createMatcher(deps: MatcherDeps): Matcher {
     confirm: new FleetSlots(deps.redis, deps.keys.frictionConfirmSlots, deps.limits.confirmMaxConcurrent, leaseMs),
   }
   const slotsOf = (kind: FrictionJobKind): FleetSlots => (kind === 'confirm' ? slots.confirm : slots.match)
-  const jobDeps = { ...deps, log, leaseMs, embedder: () => embedder, confirmTicket: deps.confirmTicket }
+  const jobDeps = { ...deps, log, leaseMs, embedder: () => embedder }
   const kinds = { scan: frictionJobKind('scan', jobDeps), match: frictionJobKind('match', jobDeps), confirm: frictionJobKind('confirm', jobDeps) }
   // A paused kind (its cap 0) is neither started nor dispatched here: its jobs stay pending, nothing lost.
   const running = FRICTION_JOB_KINDS.filter((kind) => slotsOf(kind).max > 0)
@@ -118,7 +116,7 @@ export function createMatcher(deps: MatcherDeps): Matcher {
       const since = deps.db.outage.downSince
       return since === undefined ? undefined : { what: 'database', since }
     },
-    details: () => matcherHealth({ db: deps.db, limits: deps.limits, slots, model: embedder?.model, confirmBuilt: deps.confirmTicket !== undefined }),
+    details: () => matcherHealth({ db: deps.db, limits: deps.limits, slots, model: embedder?.model }),
   })
   return {
     ...service,

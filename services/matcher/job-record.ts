@@ -10,8 +10,12 @@ import type { Orm } from '../../shared/orm.js'
 import { countJobEnd } from './metrics.js'
 import { FrictionJob } from './store/entities.js'
 
-/** How a friction job ended: completed (with the jobs it queued, to dispatch), or failed with a stable code and a message. */
-export type FrictionEnd = { state: 'completed'; queued?: readonly string[] } | { state: 'failed'; code: string; message: string }
+/**
+ * How a friction job ended: completed (with the jobs it queued, to dispatch, and for a confirm
+ * job, when its ticket's checks go on: a job of the same subject can only be queued once this
+ * one has ended), or failed with a stable code and a message.
+ */
+export type FrictionEnd = { state: 'completed'; queued?: readonly string[]; againAt?: Date } | { state: 'failed'; code: string; message: string }
 
 export const FRICTION_FINAL_STATES = ['completed', 'failed'] as const
 export const FRICTION_ACTIVE_STATES = ['pending', 'claimed'] as const
@@ -34,6 +38,8 @@ export async function claimFrictionJob(orm: Orm, id: string, leaseMs: number, op
 export class FrictionJobRecord extends LeasedRecord<FrictionJob> {
   /** Jobs the finished work queued, to dispatch once the end committed. */
   queued: readonly string[] = []
+  /** A confirm job's next batch of checks, queued once the end committed. */
+  againAt: Date | undefined
 
   get job(): FrictionJob {
     return this.row
@@ -59,7 +65,10 @@ export class FrictionJobRecord extends LeasedRecord<FrictionJob> {
       row.leaseUntil = null
       row.updatedAt = new Date()
     }).then(() => {
-      if (end.state === 'completed') this.queued = end.queued ?? []
+      if (end.state === 'completed') {
+        this.queued = end.queued ?? []
+        this.againAt = end.againAt
+      }
       countJobEnd(this.row.kind, end.state)
     })
   }

@@ -2,7 +2,7 @@
  * The matcher's three kinds of leased job over friction_jobs (shared/jobs/): scan a recording,
  * match a finding, confirm a ticket. Each is the runtime's JobKind; the work is a domain function
  * written elsewhere (scanRecording, matchFinding, confirmTicket), and what the work queued (a
- * scan's match jobs, a decision's confirm job) is dispatched once the job's end committed.
+ * scan's match jobs, a decision's confirm job, a confirm's next batch) is dispatched once the job's end committed.
  */
 import type { Redis } from 'ioredis'
 import { isDatabaseOutage, type Db } from '../../shared/db.js'
@@ -12,6 +12,7 @@ import { ObjectStoreUnavailable, type ObjectStore } from '../../shared/object-st
 import type { Orm } from '../../shared/orm.js'
 import { EmbeddingsUnavailable } from '../../shared/plugins/embeddings-types.js'
 import type { StreamKeys } from '../../shared/redis.js'
+import { confirmTicket } from './confirm/index.js'
 import { dispatchJob, dispatchJobs, queueConfirm, type FrictionJobKind } from './dispatch.js'
 import type { Embedder } from './embeddings/index.js'
 import { claimFrictionJob, FRICTION_ACTIVE_STATES, type FrictionEnd, type FrictionJobRecord } from './job-record.js'
@@ -19,9 +20,6 @@ import { matchFinding, MatchError } from './match/index.js'
 import { countDecision } from './metrics.js'
 import { scanRecording } from './scan-due.js'
 import { FrictionJob } from './store/entities.js'
-
-/** The confirmation of one ticket against further recordings (services/matcher/confirm/, being written). */
-export type ConfirmTicket = (ticketId: string, signal: AbortSignal) => Promise<void>
 
 export interface FrictionJobDeps {
   db: Db
@@ -33,8 +31,6 @@ export interface FrictionJobDeps {
   leaseMs: number
   /** The embedder the service started with (undefined: SVC_EMBEDDINGS_PLUGIN=none, or not started). */
   embedder(): Embedder | undefined
-  /** Undefined until confirmation is built: confirm jobs then complete without a check, and none is queued. */
-  confirmTicket: ConfirmTicket | undefined
 }
 
 type FrictionKind = JobKind<FrictionJob, FrictionJobRecord, FrictionJob, FrictionEnd>
@@ -63,17 +59,16 @@ export function frictionJobKind(kind: FrictionJobKind, deps: FrictionJobDeps): F
       countDecision(decision.decision)
       const ticket = decision.ticket
       // Checks start when a ticket first has checksNextAt matched recordings (3, then every 10 more).
-      if (!deps.confirmTicket || !ticket || ticket.matched < ticket.checksNextAt) return { state: 'completed' }
+      if (!ticket || ticket.matched < ticket.checksNextAt) return { state: 'completed' }
       const confirm = await queueConfirm(deps.db, { projectId: row.projectId, environmentId: row.environmentId, id: ticket.id }, row.source)
       return { state: 'completed', queued: confirm ? [confirm] : [] }
     },
-    confirm: async (row, signal) => {
-      if (!deps.confirmTicket) {
-        deps.log.info('confirm job completed without checks: confirmation is not built yet', { job: row.id, ticket: row.subject })
-        return { state: 'completed' }
-      }
-      await deps.confirmTicket(row.subject, signal)
-      return { state: 'completed' }
+    confirm: async (row) => {
+      const outcome = await confirmTicket(deps, row.subject)
+      // The store down mid-batch: the checks made stay; the job is retried with the runtime's backoff.
+      if (outcome.status === 'store_down') throw new ObjectStoreUnavailable(outcome.storeDown ?? 'the object store cannot be read')
+      const againAt = outcome.status === 'budget_exhausted' ? outcome.resumeAt : outcome.dueAgain ? new Date() : undefined
+      return { state: 'completed', queued: outcome.matchJobs, againAt }
     },
   }
   return {
@@ -100,7 +95,17 @@ export function frictionJobKind(kind: FrictionJobKind, deps: FrictionJobDeps): F
     },
     work: (_record, row, _grant, signal) => work[kind](row, signal),
     async afterFinish(record) {
-      await dispatchJobs(deps.db, deps.redis, deps.keys, record.queued, deps.leaseMs).catch((error: unknown) => deps.log.warn('friction job dispatch failed; the sweeper dispatches them', { error }))
+      const queued = [...record.queued]
+      // Checks going on (another batch due, or tomorrow's budget): a new confirm job, started by the sweep once due.
+      if (record.againAt) {
+        const job = record.job
+        const again = await queueConfirm(deps.db, { projectId: job.projectId, environmentId: job.environmentId, id: job.subject }, job.source, record.againAt).catch((error: unknown) => {
+          deps.log.warn('queueing the next checks of a known problem failed; its next match queues them', { ticket: job.subject, error })
+          return undefined
+        })
+        if (again && record.againAt.getTime() <= Date.now()) queued.push(again)
+      }
+      await dispatchJobs(deps.db, deps.redis, deps.keys, queued, deps.leaseMs).catch((error: unknown) => deps.log.warn('friction job dispatch failed; the sweeper dispatches them', { error }))
     },
     requeued: async () => undefined,
     dispatch: (id) => dispatchJob(deps.redis, deps.keys, kind, id),

@@ -4,7 +4,7 @@ import { startWorker, type Worker } from '../../services/worker/index.js'
 import { createLogger } from '../../shared/log.js'
 import { createObjectStore, type ObjectStore } from '../../shared/object-store.js'
 import { seedEnvironment, seedRecording as seedRows, seedScan } from '../helpers/friction-seed.js'
-import { click, pageLoad, seedRecording, type RrwebEvent } from '../helpers/recording-fixture.js'
+import { addAlert, click, pageLoad, seedRecording, type RrwebEvent } from '../helpers/recording-fixture.js'
 import { startTestStack, waitFor, type TestStack } from '../helpers/stack.js'
 
 const T0 = Date.parse('2026-11-20T09:00:00.000Z')
@@ -133,4 +133,32 @@ t.test('a match job on a worker without embeddings fails saying so, unless it al
   const liveDecision = await waitFor(async () => (await rows<{ decided_by: string }>(stack, 'SELECT d.decided_by FROM matching_decisions d JOIN friction_findings f ON f.id = d.finding_id WHERE f.recording_id = $1', [live]))[0])
   t.match(liveDecision, { decided_by: 'no_embeddings' })
   t.match((await matcherOf(stack.worker!).details!()).join('\n'), /embeddings=none/)
+})
+
+/** A session on the same checkout page whose pay button answered its one click: no friction. */
+function answeredChunks(start: number): Map<number, RrwebEvent[]> {
+  const checkout = pageLoad(start, 'https://shop.example.com/checkout?step=2', { heading: 'Checkout', paragraph: 'Total: 42.00 EUR', button: 'Pay now' })
+  return new Map([[0, [...checkout.events, click(start + 1000, checkout.buttonId), addAlert(start + 1100, checkout.bodyId, 100, 'Paid, thank you'), click(start + 40_000, 7)]]])
+}
+
+t.test('a known problem with 3 matched recordings gets its checks: recordings of its page where the button answered refute it, and it stays unpublished', async (t) => {
+  const stack = await startTestStack(t, { ingress: false, worker: true, env: QUICK })
+  const objects = await createObjectStore(stack.config.objectStore)
+  const answered = [
+    await seedRecording(stack.db, objects, { projectId: stack.projectId, user: { id: 'calm-1' }, chunks: answeredChunks(T0), closed: true }),
+    await seedRecording(stack.db, objects, { projectId: stack.projectId, user: { id: 'calm-2' }, chunks: answeredChunks(T0 + 60_000), closed: true }),
+  ]
+  for (const [i, user] of ['user-1', 'user-2', 'user-3'].entries()) {
+    await seedRecording(stack.db, objects, { projectId: stack.projectId, user: { id: user }, chunks: rageChunks(T0 + (i + 1) * 3_600_000), closed: true })
+  }
+
+  const checks = await waitFor(async () => {
+    const found = await rows<{ recording_id: string; verdict: string }>(stack, 'SELECT recording_id, verdict FROM ticket_checks ORDER BY recording_id')
+    return found.length === 2 ? found : undefined
+  }, 20_000, 100)
+  t.same(checks, answered.sort().map((recording_id) => ({ recording_id, verdict: 'refuted' })), 'both recordings whose button answered refute the rage click')
+  const [ticket] = await rows<{ matched: number; checks_refuted: number; checks_next_at: number; published_at: Date | null }>(stack, 'SELECT matched, checks_refuted, checks_next_at, published_at FROM tickets')
+  t.match(ticket, { matched: 3, checks_refuted: 2, checks_next_at: 13, published_at: null }, 'counted on the ticket, the next batch due at 13, not published')
+  const confirm = await waitFor(async () => (await rows<{ state: string }>(stack, `SELECT state FROM friction_jobs WHERE kind = 'confirm'`))[0])
+  t.equal(confirm.state, 'completed', 'by a confirm job the third match queued')
 })
