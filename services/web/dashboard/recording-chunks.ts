@@ -1,99 +1,12 @@
 /**
- * Reading a recording's chunks back from the object store for the replay and the session page's
- * timeline: in seq order, gunzipped, each chunk's rrweb events checked for shape and handed on one
- * chunk at a time, so only one chunk is ever held parsed. A replay is capped (REPLAY_CAP_BYTES of
- * events): a longer session plays up to where the cap fell, and says so.
+ * The replay's events for the browser, read from the recorder's chunk objects
+ * (services/recorder/read-chunks.ts) and capped at REPLAY_CAP_BYTES.
  */
-import { promisify } from 'node:util'
-import { gunzip } from 'node:zlib'
 import type { ObjectStore } from '../../../shared/object-store.js'
-import type { ChunkRef } from './recording-queries.js'
+import { CHUNKS_CAP_BYTES, walkChunks, type ChunkRef } from '../../recorder/read-chunks.js'
 
-const gunzipAsync = promisify(gunzip)
-
-/**
- * Events (as JSON, decompressed) one replay carries at most: about an hour of an ordinary page, or
- * several large first snapshots. The whole of it goes to the browser in one answer and is held by
- * the ingress process while it is built, so it stays well under a process's footprint.
- */
-export const REPLAY_CAP_BYTES = 16 * 1024 * 1024
-/** A stored chunk is at most 5 MiB decompressed (the ingress's cap); past this one is not ours. */
-const CHUNK_INFLATE_CAP = 8 * 1024 * 1024
-/** Chunks fetched from the store at once: an S3 round trip each. */
-const FETCH_AHEAD = 4
-
-/** An rrweb event as stored: type, timestamp (ms) and data; anything else about it is untrusted. */
-export interface RrwebEvent {
-  type: number
-  timestamp: number
-  data: Record<string, unknown>
-}
-
-/** What a walk over the chunks read and what it could not. */
-export interface ChunkWalk {
-  /** Chunks read and handed on. */
-  read: number
-  /** Seqs whose object is gone or does not hold a chunk (the session page says so). */
-  unreadable: number[]
-  /** The seq at which the cap stopped the walk: it and the chunks after it were not read. */
-  cappedAt: number | undefined
-  /** Decompressed bytes of the chunks handed on. */
-  bytes: number
-}
-
-/**
- * Hands visit each readable chunk's events in seq order, until the chunks decompressed pass
- * capBytes. Throws ObjectStoreUnavailable when the store cannot be reached.
- */
-export async function walkChunks(objects: ObjectStore, chunks: readonly ChunkRef[], visit: (events: RrwebEvent[], seq: number) => void, capBytes = REPLAY_CAP_BYTES): Promise<ChunkWalk> {
-  const walk: ChunkWalk = { read: 0, unreadable: [], cappedAt: undefined, bytes: 0 }
-  for (let start = 0; start < chunks.length; start += FETCH_AHEAD) {
-    const batch = chunks.slice(start, start + FETCH_AHEAD)
-    const bodies = await Promise.all(batch.map((chunk) => readChunk(objects, chunk.object_key)))
-    for (const [i, chunk] of batch.entries()) {
-      const body = bodies[i]!
-      if (!body) {
-        walk.unreadable.push(chunk.seq)
-        continue
-      }
-      if (walk.bytes + body.bytes > capBytes && walk.read > 0) {
-        walk.cappedAt = chunk.seq
-        return walk
-      }
-      walk.bytes += body.bytes
-      walk.read++
-      visit(body.events, chunk.seq)
-    }
-  }
-  return walk
-}
-
-/** A chunk's events, or undefined when its object is gone or is not a gzipped chunk. */
-async function readChunk(objects: ObjectStore, key: string): Promise<{ events: RrwebEvent[]; bytes: number } | undefined> {
-  const stored = await objects.get(key)
-  if (!stored) return undefined
-  let raw: Buffer
-  try {
-    raw = await gunzipAsync(stored, { maxOutputLength: CHUNK_INFLATE_CAP })
-  } catch {
-    return undefined
-  }
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(raw.toString('utf8'))
-  } catch {
-    return undefined
-  }
-  const events = (parsed as { events?: unknown } | null)?.events
-  if (!Array.isArray(events)) return undefined
-  return { events: events.filter(isEvent), bytes: raw.length }
-}
-
-function isEvent(value: unknown): value is RrwebEvent {
-  if (typeof value !== 'object' || value === null) return false
-  const event = value as Record<string, unknown>
-  return Number.isInteger(event.type) && typeof event.timestamp === 'number' && Number.isFinite(event.timestamp) && typeof event.data === 'object' && event.data !== null && !Array.isArray(event.data)
-}
+/** Events one replay carries at most (the chunk reader's cap): a longer session plays up to where it fell, and says so. */
+export const REPLAY_CAP_BYTES = CHUNKS_CAP_BYTES
 
 /** The replay's answer: the recording's events in seq order as one JSON text, and what was left out. */
 export async function replayJson(objects: ObjectStore, recordingId: string, chunks: readonly ChunkRef[]): Promise<string> {

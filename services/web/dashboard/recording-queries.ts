@@ -7,6 +7,7 @@
 import type { Queryable } from '../../../shared/db.js'
 import { userKey } from '../../../shared/user-key.js'
 import { isUuid } from './project-queries.js'
+import type { ChunkRef } from '../../recorder/read-chunks.js'
 
 /** Recordings per page of the list. */
 export const RECORDINGS_PER_PAGE = 50
@@ -49,12 +50,6 @@ export interface RecordingFilters {
   /** Part of a visited page's path or query, any case. */
   page: string
   hasError: boolean
-}
-
-/** Where a recording's chunk is in the object store. */
-export interface ChunkRef {
-  seq: number
-  object_key: string
 }
 
 const COLUMNS = `r.id, r.user_label, r.user_key, r.release, env.name AS environment, r.started_at, r.last_at, r.closed_at,
