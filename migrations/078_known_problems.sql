@@ -161,3 +161,8 @@ CREATE TABLE friction_jobs (
 CREATE UNIQUE INDEX friction_jobs_active ON friction_jobs (kind, subject) WHERE state IN ('pending', 'claimed');
 CREATE INDEX friction_jobs_due ON friction_jobs (not_before) WHERE state = 'pending';
 CREATE INDEX friction_jobs_environment ON friction_jobs (project_id, environment_id, state);
+
+-- A published known problem waits for a person to press Investigate (tickets.state and its issue's
+-- status awaiting_approval); true sends it to the investigator at once (docs/known-problems.md,
+-- "Investigating a known problem").
+ALTER TABLE projects ADD COLUMN friction_auto_investigate boolean NOT NULL DEFAULT false;

@@ -308,6 +308,7 @@ CREATE TABLE public.projects (
     grouping_version integer DEFAULT 4 NOT NULL,
     fix_limited_drafts boolean DEFAULT false NOT NULL,
     grouping_previous_version integer,
+    friction_auto_investigate boolean DEFAULT false NOT NULL,
     CONSTRAINT projects_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
 );
 CREATE TABLE public.recording_chunks (

@@ -12,6 +12,7 @@ import { ObjectStoreUnavailable, type ObjectStore } from '../../shared/object-st
 import type { Orm } from '../../shared/orm.js'
 import { EmbeddingsUnavailable } from '../../shared/plugins/embeddings-types.js'
 import type { StreamKeys } from '../../shared/redis.js'
+import { investigatePublished } from '../investigator/known-problems.js'
 import { confirmTicket } from './confirm/index.js'
 import { dispatchJob, dispatchJobs, queueConfirm, type FrictionJobKind } from './dispatch.js'
 import type { Embedder } from './embeddings/index.js'
@@ -67,6 +68,8 @@ export function frictionJobKind(kind: FrictionJobKind, deps: FrictionJobDeps): F
       const outcome = await confirmTicket(deps, row.subject)
       // The store down mid-batch: the checks made stay; the job is retried with the runtime's backoff.
       if (outcome.status === 'store_down') throw new ObjectStoreUnavailable(outcome.storeDown ?? 'the object store cannot be read')
+      // Published and awaiting approval in a project that investigates known problems at once: the investigator's own opening.
+      if (outcome.status !== 'gone' && outcome.status !== 'archived') await investigatePublished(deps, row.subject)
       const againAt = outcome.status === 'budget_exhausted' ? outcome.resumeAt : outcome.dueAgain ? new Date() : undefined
       return { state: 'completed', queued: outcome.matchJobs, againAt }
     },

@@ -85,8 +85,8 @@ t.test('the gate publishes at its thresholds, not before, and unpublishes below 
   t.match(await s.gate(id), { action: 'none', published: false }, '37.5%: not yet')
   t.match(await s.ticket(id), { published_at: null, state: 'candidate' })
   await s.counters(id, 3, 4)
-  t.match(await s.gate(id), { action: 'publish', published: true, state: 'queued' })
-  t.match(await s.ticket(id), { published_at: NOW, unpublished_at: null, state: 'queued', same_fix: null })
+  t.match(await s.gate(id), { action: 'publish', published: true, state: 'awaiting_approval' })
+  t.match(await s.ticket(id), { published_at: NOW, unpublished_at: null, state: 'awaiting_approval', same_fix: null })
   t.match(await s.gate(id), { action: 'none', published: true }, 'published once: the gate leaves it')
 
   const later = new Date('2026-11-23T08:00:00.000Z')
@@ -97,7 +97,7 @@ t.test('the gate publishes at its thresholds, not before, and unpublishes below 
   t.match(await s.ticket(id), { published_at: NOW, unpublished_at: later, state: 'candidate' }, 'unpublished, back to candidate, its first publication kept')
 
   await s.counters(id, 3, 4)
-  t.match(await s.gate(id, later), { action: 'publish', state: 'queued' }, 'borne out again: published again')
+  t.match(await s.gate(id, later), { action: 'publish', state: 'awaiting_approval' }, 'borne out again: published again')
   t.match(await s.ticket(id), { published_at: later, unpublished_at: null })
   await s.db.query("UPDATE tickets SET state = 'analyzing' WHERE id = $1", [id])
   await s.counters(id, 2, 8)

@@ -100,8 +100,8 @@ t.test('a ticket with 3 matches gets a batch: friction confirms, a fine click re
   const stored = await s.checks(ticketId)
   t.same(new Map(stored.map((row) => [row.recording_id, row.verdict])), expected, 'one ticket_checks row each')
   t.ok(stored.every((row) => row.utc_day === '2026-11-21'), "each on the clock's UTC day")
-  t.match(await s.ticket(ticketId), { checks_confirmed: 4, checks_refuted: 2, checks_inconclusive: 2, checks_next_at: 13, state: 'queued', published_at: DAY_1, unpublished_at: null })
-  t.match(outcome.gate, { action: 'publish', published: true, state: 'queued', share: 4 / 6 })
+  t.match(await s.ticket(ticketId), { checks_confirmed: 4, checks_refuted: 2, checks_inconclusive: 2, checks_next_at: 13, state: 'awaiting_approval', published_at: DAY_1, unpublished_at: null })
+  t.match(outcome.gate, { action: 'publish', published: true, state: 'awaiting_approval', share: 4 / 6 })
 
   t.match(await confirmTicket(s.deps(), ticketId), { status: 'not_due', checks: [] }, 'the next batch waits for 13 matches')
   await s.stack.db.query('UPDATE tickets SET matched = 13 WHERE id = $1', [ticketId])
@@ -123,8 +123,8 @@ t.test('the gate waits for 3 confirmed checks, then publishes', async (t) => {
   await s.record('friction', 'u4')
   await s.stack.db.query('UPDATE tickets SET matched = 13 WHERE id = $1', [ticketId])
   const second = await confirmTicket(s.deps(), ticketId)
-  t.match(second, { status: 'checked', checks: [{ verdict: 'confirmed' }], checksNextAt: 23, gate: { action: 'publish', state: 'queued' } })
-  t.match(await s.ticket(ticketId), { checks_confirmed: 3, checks_refuted: 1, state: 'queued', published_at: DAY_1 }, 'the third confirmed check publishes it (75% of conclusive checks)')
+  t.match(second, { status: 'checked', checks: [{ verdict: 'confirmed' }], checksNextAt: 23, gate: { action: 'publish', state: 'awaiting_approval' } })
+  t.match(await s.ticket(ticketId), { checks_confirmed: 3, checks_refuted: 1, state: 'awaiting_approval', published_at: DAY_1 }, 'the third confirmed check publishes it (75% of conclusive checks)')
 })
 
 t.test('the daily budget stops a batch at its cap and the rest is checked the next UTC day', async (t) => {

@@ -1,7 +1,8 @@
 /**
  * One investigation from its subject to its outcome: check what it needs (model, repository,
- * placed frames), clone the repository at the release's commit, converse, hold the answer to the
- * evidence bar, and say which of the three outcomes it is. Every way it can fail ends in a Stop.
+ * placed frames; a known problem has no frames and starts from its recorded data), clone the
+ * repository at the release's commit, converse, hold the answer to the evidence bar, and say which
+ * of the three outcomes it is. Every way it can fail ends in a Stop.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -10,6 +11,7 @@ import { normalizeSourcePath } from '../../../shared/source-path.js'
 import { CodehostUnreachable, RepositoryDenied, type CodehostPlugin, type ModelPlugin } from '../../../shared/plugins/types.js'
 import { checkEvidence } from '../analysis/evidence.js'
 import { parseAnswer } from '../analysis/answer.js'
+import { frictionMessage, frictionSystemPrompt } from '../analysis/friction-prompt.js'
 import { eventMessage, systemPrompt, type InvestigationInput } from '../analysis/prompt.js'
 import { indexRepository, repoPathOf } from '../analysis/repo-paths.js'
 import { createRepoTools } from '../analysis/repo-tools.js'
@@ -34,6 +36,8 @@ export function preflight(subject: Subject, tools: Tools): OutcomeRecord | undef
   if (noModel) return noModel
   if (!subject.project.repo) return stop('codehost_not_connected', 'The project has no repository attached (codehost_repo is empty).')
   if (!tools.codehost?.repositories) return stop('codehost_not_connected', `The workers cannot read ${subject.project.repo}: neither CODEHOST_TOKEN nor a code-host app is configured.`)
+  // A known problem has no stack: the model starts from the clicked element instead.
+  if (subject.issue.kind === 'friction') return subject.friction ? undefined : stop('investigation_failed', 'The known problem of this friction issue is gone (its ticket was deleted), so there is nothing to investigate.')
   const event = subject.event
   const appFrames = (event?.frames ?? []).filter((frame) => frame.inApp)
   if (!event || appFrames.length === 0) return stop('no_app_frames', 'No frame of the stack is in the application\'s own code (no stack, or only browser, extension and library frames).')
@@ -48,18 +52,20 @@ export function preflight(subject: Subject, tools: Tools): OutcomeRecord | undef
 export async function investigate(subject: Subject, tools: { model: ModelPlugin; codehost: CodehostPlugin }, budgets: Budgets, record: RunRecord, signal: AbortSignal): Promise<OutcomeRecord> {
   const repositories = tools.codehost.repositories!
   const { repo, installationId } = subject.project
-  const event = subject.event!
+  const event = subject.event
+  // A known problem's commit: the release of its most recent matched recording, else the default branch.
+  const release = subject.friction ? subject.friction.recordings.find((recording) => recording.release)?.release : event!.release
   const dir = await mkdtemp(join(tmpdir(), 'svc-investigation-'))
   try {
     let commit: string | undefined
     try {
       const info = await repositories.info(repo, installationId)
-      await record.setSubject({ repo, repoUrl: info.webUrl, model: tools.model.label, release: event.release ?? null })
-      if (event.release) commit = await resolveRelease(repositories, repo, installationId, event.release)
+      await record.setSubject({ repo, repoUrl: info.webUrl, model: tools.model.label, release: release ?? null })
+      if (release) commit = await resolveRelease(repositories, repo, installationId, release)
       const started = Date.now()
       const clone = await repositories.clone(repo, installationId, join(dir, 'repo'), { commit, signal })
       commit = clone.commit
-      await record.step({ kind: 'check', name: 'clone', detail: `${repo}@${commit}${event.release ? ` for release ${event.release}` : ' (default branch head)'}`, durationMs: Date.now() - started })
+      await record.step({ kind: 'check', name: 'clone', detail: `${repo}@${commit}${release ? ` for release ${release}` : ' (default branch head)'}`, durationMs: Date.now() - started })
       await record.setSubject({ commitSha: commit })
     } catch (error) {
       if (error instanceof RepositoryDenied) throw new Stop('repo_access_denied', `The code host refused access to ${repo}.`)
@@ -67,15 +73,13 @@ export async function investigate(subject: Subject, tools: { model: ModelPlugin;
     }
     const root = join(dir, 'repo')
     const index = await indexRepository(root)
-    const frames = event.frames.map((frame) => ({ ...frame, repoPath: frame.original ? repoPathOf(index, normalizeSourcePath(frame.original.file)) : undefined }))
-    if (!frames.some((frame) => frame.inApp && frame.repoPath)) {
-      const files = [...new Set(frames.filter((frame) => frame.inApp && frame.original).map((frame) => normalizeSourcePath(frame.original!.file)))].slice(0, 5).join(', ')
-      throw new Stop('no_app_frames', `None of the stack's source files is in ${repo} at ${commit.slice(0, 12)} (${files}): the code that threw comes from elsewhere.`)
-    }
     const repoTools = createRepoTools(root, index)
+    const opening = subject.friction
+      ? { system: frictionSystemPrompt(), firstMessage: frictionMessage(subject.friction, { fullName: repo, commit }) }
+      : { system: systemPrompt(), firstMessage: eventMessage(inputOf(subject, event!, placedFrames(event!, index, repo, commit), repo, commit)) }
     const answer = await converse(
       tools.model,
-      { what: 'investigation', system: systemPrompt(), firstMessage: eventMessage(inputOf(subject, event, frames, repo, commit)), tools: repoTools, finish: { name: 'submit_answer', parse: answerOf }, record },
+      { what: 'investigation', ...opening, tools: repoTools, finish: { name: 'submit_answer', parse: answerOf }, record },
       budgets,
       signal,
     )
@@ -96,6 +100,16 @@ export async function investigate(subject: Subject, tools: { model: ModelPlugin;
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
+}
+
+/** The event's frames with their repository paths; a stop when none of the app's is in the repository. */
+function placedFrames(event: SubjectEvent, index: Awaited<ReturnType<typeof indexRepository>>, repo: string, commit: string): InvestigationInput['frames'] {
+  const frames = event.frames.map((frame) => ({ ...frame, repoPath: frame.original ? repoPathOf(index, normalizeSourcePath(frame.original.file)) : undefined }))
+  if (!frames.some((frame) => frame.inApp && frame.repoPath)) {
+    const files = [...new Set(frames.filter((frame) => frame.inApp && frame.original).map((frame) => normalizeSourcePath(frame.original!.file)))].slice(0, 5).join(', ')
+    throw new Stop('no_app_frames', `None of the stack's source files is in ${repo} at ${commit.slice(0, 12)} (${files}): the code that threw comes from elsewhere.`)
+  }
+  return frames
 }
 
 function answerOf(input: unknown) {

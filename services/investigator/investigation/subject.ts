@@ -1,15 +1,19 @@
 /**
  * What an investigation looks at, read from the grouper's tables (pg and SQL, as the grouper
  * writes them): the issue, its project's repository, and its best-told recent event (the one whose
- * stack the source maps placed best), with that event's frames as the grouper stored them.
+ * stack the source maps placed best), with that event's frames as the grouper stored them; for a
+ * friction-kind issue, which has no events, its known problem instead (friction-subject.ts).
  */
 import type { Db } from '../../../shared/db.js'
 import type { StackFrame } from '../../grouper/grouping/types.js'
+import { loadFrictionSubject, type FrictionSubject } from './friction-subject.js'
 
 export interface Subject {
   issue: { id: string; projectId: string; title: string; culprit: string; events: number; users: number; sessions: number; firstSeen: string; lastSeen: string; kind: string; noise: string }
   project: { repo: string; installationId: string }
   event: SubjectEvent | undefined
+  /** A friction-kind issue's known problem (undefined for an error issue). */
+  friction?: FrictionSubject
 }
 
 export interface SubjectEvent {
@@ -36,6 +40,7 @@ export async function loadSubject(db: Db, issueId: string): Promise<Subject | un
   )
   const row = rows[0]
   if (!row) return undefined
+  const friction = row.kind === 'friction' ? await loadFrictionSubject(db, issueId) : undefined
   const events = await db.query<{ release: string | null; grouping: { frames?: StackFrame[] }; payload: Record<string, unknown> }>(
     `SELECT release, grouping, payload FROM events WHERE issue_id = $1 ORDER BY received_at DESC LIMIT ${RECENT_EVENTS}`,
     [issueId],
@@ -59,6 +64,7 @@ export async function loadSubject(db: Db, issueId: string): Promise<Subject | un
     },
     project: { repo: row.codehost_repo, installationId: row.codehost_installation_id },
     event: best && subjectEvent(best.release, best.payload, best.grouping.frames ?? []),
+    ...(friction ? { friction } : {}),
   }
 }
 

@@ -1,9 +1,11 @@
 /**
  * The publish gate (docs/known-problems.md, "Checks and the publish gate"), run after each batch
- * of checks: publishes a ticket its checks bear out (it goes from candidate to queued, where the
- * investigator finds it), unpublishes one they no longer do, and asks whether a published ticket
- * shares one fix with a near published one of its environment. It holds the environment's lock,
- * as matching does, so two gates of an environment never ask crossing questions at once.
+ * of checks: publishes a ticket its checks bear out (it goes from candidate to awaiting_approval,
+ * with its issue; a person, or the project's friction_auto_investigate, sends it on to the
+ * investigator: services/investigator/known-problems.ts), unpublishes one they no longer do, and
+ * asks whether a published ticket shares one fix with a near published one of its environment. It
+ * holds the environment's lock, as matching does, so two gates of an environment never ask
+ * crossing questions at once.
  */
 import type { Db, Queryable } from '../../../shared/db.js'
 import { ENVIRONMENT_LOCK_SQL } from '../match/environment-lock.js'
@@ -80,9 +82,9 @@ export async function publishGate(deps: GateDeps, ticketId: string): Promise<Gat
 
 /**
  * The gate inside an open transaction: the environment's lock, then the ticket's row. An archived
- * ticket is left as it is. Publishing moves only a candidate to queued and unpublishing only a
- * queued one back (one the investigator took further keeps its state; its unpublished_at says the
- * checks no longer bear it out).
+ * ticket is left as it is. Publishing moves only a candidate to awaiting_approval and unpublishing
+ * only an awaiting_approval one back (one the investigator took keeps its state; its unpublished_at
+ * says the checks no longer bear it out).
  */
 export async function runGate(tx: Queryable, ticketId: string, at: Date): Promise<GateOutcome | undefined> {
   const { rows: keys } = await tx.query<{ project_id: string; environment_id: string | null }>('SELECT project_id, environment_id FROM tickets WHERE id = $1', [ticketId])
@@ -101,12 +103,14 @@ export async function runGate(tx: Queryable, ticketId: string, at: Date): Promis
   const action = row.state === 'archived' ? 'none' : gateAction(counts)
   let state = row.state
   if (action === 'publish') {
-    if (state === 'candidate') state = 'queued'
+    if (state === 'candidate') state = 'awaiting_approval'
     await tx.query('UPDATE tickets SET published_at = $2, unpublished_at = NULL, state = $3, updated_at = $2, version = version + 1 WHERE id = $1', [ticketId, at, state])
   } else if (action === 'unpublish') {
-    if (state === 'queued') state = 'candidate'
+    if (state === 'awaiting_approval') state = 'candidate'
     await tx.query('UPDATE tickets SET unpublished_at = $2, state = $3, updated_at = $2, version = version + 1 WHERE id = $1', [ticketId, at, state])
   }
+  // The friction-kind issue's status mirrors its ticket's state (matching wrote candidate).
+  if (state !== row.state) await tx.query('UPDATE issues SET status = $2 WHERE id = (SELECT issue_id FROM tickets WHERE id = $1)', [ticketId, state])
   const published = action === 'publish' || (row.published && action !== 'unpublish')
   // Without a vector there is nothing to compare: the gate never asks (spec, vocabulary 7).
   const askedSameFix = published && row.has_vector && row.same_fix === null && state !== 'archived' ? await askSameFix(tx, ticketId, at) : undefined

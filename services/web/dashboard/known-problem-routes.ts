@@ -1,18 +1,24 @@
 /**
  * The known-problem pages (docs/dashboard.md, "Known problems"): a project's known problems and one
- * known problem with its evidence and its issue's investigation and fix. Access is the issue
+ * known problem with its evidence and its issue's investigation and fix, and the owner's
+ * Investigate (docs/known-problems.md, "Investigating a known problem"). Access is the issue
  * pages': the project's owner only, and another project's known problem is "not found".
  */
 import type uWS from 'uWebSockets.js'
 import { readFix } from '../../investigator/fix/read.js'
-import { readInvestigation } from '../../investigator/investigation/read.js'
+import { readInvestigation, requestInvestigation } from '../../investigator/investigation/read.js'
 import type { DashboardDeps } from './deps.js'
 import { FRICTION_KINDS, getKnownProblem, listKnownProblemChecks, listKnownProblems, listMatchedRecordings, MAX_KNOWN_PROBLEM_PAGE, type KnownProblemFilters } from './known-problem-queries.js'
+import { getOwnProject } from './project-queries.js'
 import { ownProject } from './project-routes.js'
-import { PageError, sendPage } from './respond.js'
-import { getPage } from './route.js'
+import { PageError, redirect, sendPage } from './respond.js'
+import { getPage, postForm } from './route.js'
+import { signInPath } from './viewer.js'
+import type { InvestigationNotice } from './views/investigation.js'
 import { knownProblemPage } from './views/known-problem-page.js'
 import { knownProblemsPage } from './views/known-problems.js'
+
+const NOTICES: readonly InvestigationNotice[] = ['started', 'in_flight']
 
 const NO_PROBLEM = (): PageError => new PageError(404, 'Not found', 'This project has no such known problem. Pick one from its known problems list.')
 
@@ -45,6 +51,24 @@ export function registerKnownProblemRoutes(app: uWS.TemplatedApp, deps: Dashboar
       readInvestigation(deps.orm, problem.issue_id),
       readFix(deps.orm, problem.issue_id),
     ])
-    sendPage(ctx.ex, 200, knownProblemPage(ctx.viewer, owned.project, { problem, recordings, checks, investigation, fix }))
+    const investigate = { requestPath: `/projects/${projectId}/known-problems/${problem.id}/investigate`, notice: NOTICES.find((n) => n === ctx.request.query.get('investigation')) }
+    sendPage(ctx.ex, 200, knownProblemPage(ctx.viewer, owned.project, { problem, recordings, checks, investigation, fix, investigate }))
+  })
+
+  // Investigate: the investigator's own opening ("Investigate again" on an issue), so its caps and
+  // budgets apply. Like the issue page's actions, anybody but the owner is told "forbidden".
+  postForm(app, deps, '/projects/:id/known-problems/:ticket_id/investigate', async (ctx) => {
+    const { ex, request, viewer } = ctx
+    const [projectId, ticketId] = request.params as [string, string]
+    if (!viewer.session) return redirect(ex, signInPath(`/projects/${encodeURIComponent(projectId)}/known-problems/${encodeURIComponent(ticketId)}`))
+    const userId = viewer.session.user.id
+    const project = await getOwnProject(db, userId, projectId)
+    if (!project) throw new PageError(403, 'Not allowed', "Only the project's owner can ask for an investigation. Sign in as the owner, or ask them to press the button.")
+    const problem = await getKnownProblem(db, project.id, ticketId)
+    if (!problem) throw NO_PROBLEM()
+    if (problem.state === 'archived') throw new PageError(409, 'Not investigated', 'This known problem is archived, and archived problems are not investigated. Go back to the known problems list and pick one that is not archived.')
+    const result = await requestInvestigation(deps.orm, deps.setup.redis, deps.setup.keys, { issueId: problem.issue_id, projectId: project.id, userId, leaseMs: deps.investigationLeaseMs })
+    deps.log.info('known problem investigation requested', { project_id: project.id, ticket_id: problem.id, issue_id: problem.issue_id, user_id: userId, result })
+    redirect(ex, `/projects/${project.id}/known-problems/${problem.id}?investigation=${result}`)
   })
 }

@@ -13,10 +13,10 @@ import { LISTED_EVIDENCE, type KnownProblemCheck, type KnownProblemDetail, type 
 import type { ProjectFacts } from '../project-queries.js'
 import type { Viewer } from '../viewer.js'
 import { fixSection } from './fix.js'
-import { investigationSection } from './investigation.js'
+import { investigationSection, isActive, type InvestigationNotice } from './investigation.js'
 import { checksCell } from './known-problems.js'
 import { kindLabel, knownProblemPath, publicationLabel, stateLabel } from './known-problem-words.js'
-import { when } from './layout.js'
+import { csrfField, when } from './layout.js'
 import { projectFrame } from './projects.js'
 import { replayPath, userCell } from './recording-sessions.js'
 
@@ -26,6 +26,8 @@ export interface KnownProblemPageData {
   checks: KnownProblemCheck[]
   investigation: InvestigationView | undefined
   fix: FixView | undefined
+  /** The owner's Investigate button (where it posts) and what the page says after it was pressed. */
+  investigate: { requestPath: string; notice: InvestigationNotice | undefined }
 }
 
 const SAME_FIX: Readonly<Record<string, string>> = {
@@ -52,15 +54,34 @@ ${sameFix(project.id, problem)}
 ${recordingsSection(project.id, problem, data.recordings)}
 <h2>Checks</h2>
 ${checksSection(project.id, problem, data.checks)}
-${
-  // The issue page's panels, read for the problem's issue. Only a published problem is
-  // investigated, so before its first run the panel says that instead of the error issues' rule.
-  data.investigation
-    ? investigationSection(viewer, { view: data.investigation, issueKind: 'friction', noise: '', note: undefined, requestPath: undefined, notice: undefined })
-    : html`<section class="investigation" aria-labelledby="investigation-heading"><h2 id="investigation-heading">Investigation</h2><p class="empty">Not investigated yet: a known problem goes to the investigator once it is published.</p></section>`
-}
+${investigationPanel(viewer, data)}
 ${fixSection(viewer, { view: data.fix, issueKind: 'friction', requestPath: undefined, withheld: undefined, investigationActive: false, notice: undefined })}`,
   )
+}
+
+const WAITING: Readonly<Record<string, string>> = {
+  awaiting_approval: 'Published: its investigation waits for a person to approve it. Press Investigate to send it to the investigator (or set the project to investigate published known problems at once: docs/known-problems.md).',
+  candidate: 'Not published yet: its checks do not bear it out enough. You can still send it to the investigator.',
+  archived: 'Archived: it is not investigated.',
+}
+
+/**
+ * The issue page's investigation panel, read for the problem's issue, with the owner's Investigate
+ * (the issue page's button is for error issues only): offered while no run is in flight and the
+ * problem is not archived. Before its first run the panel says why it is waiting.
+ */
+function investigationPanel(viewer: Viewer, data: KnownProblemPageData): SafeHtml {
+  const { problem, investigation, investigate } = data
+  const offered = problem.state !== 'archived' && !isActive(investigation)
+  const button = offered
+    ? html`<form method="post" action="${investigate.requestPath}" class="investigate">${csrfField(viewer)}<button type="submit" class="${investigation ? 'secondary' : ''}">${investigation ? 'Investigate again' : 'Investigate'}</button></form>`
+    : ''
+  if (investigation) {
+    return html`${investigationSection(viewer, { view: investigation, issueKind: 'friction', noise: '', note: undefined, requestPath: undefined, notice: investigate.notice })}${button}`
+  }
+  return html`<section class="investigation" aria-labelledby="investigation-heading"><h2 id="investigation-heading">Investigation</h2>
+<p class="empty" data-state="${problem.state}">Not investigated yet. ${WAITING[problem.state] ?? ''}</p>
+${button}</section>`
 }
 
 function facts(projectId: string, problem: KnownProblemDetail): SafeHtml {
