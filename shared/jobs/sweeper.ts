@@ -3,11 +3,13 @@
  * takes the interval's Redis lock first) runs the passes, so a fleet of N workers sweeps once per
  * interval, not N times. The lock lapses with the interval, so a worker that died holding it
  * delays the next pass by one interval at most. Passes run one after another; one that fails is
- * reported (an 'error' event) and the rest still run. The leased jobs' lapsed-lease sweep is one
+ * reported (an 'error' event, or 'outage' while Redis or PostgreSQL is away) and the rest still run. The leased jobs' lapsed-lease sweep is one
  * such pass; a daily schedule (the digest) is another.
  */
 import { EventEmitter } from 'node:events'
 import type { Redis } from 'ioredis'
+import { isDatabaseOutage } from '../db.js'
+import { isRedisConnectionError } from '../redis.js'
 
 export interface SweepPass {
   readonly name: string
@@ -49,7 +51,7 @@ export class PeriodicSweeper extends EventEmitter {
       try {
         await pass.run()
       } catch (error) {
-        this.emit('error', Object.assign(error instanceof Error ? error : new Error(String(error)), { pass: pass.name }))
+        this.#failed(Object.assign(error instanceof Error ? error : new Error(String(error)), { pass: pass.name }))
       }
     }
   }
@@ -60,9 +62,17 @@ export class PeriodicSweeper extends EventEmitter {
       // A little under the interval, so the next tick (of any worker) finds it free.
       mine = await this.options.redis.set(this.options.lockKey, this.#holder, 'PX', Math.max(1, Math.floor(this.options.everyMs * 0.9)), 'NX')
     } catch (error) {
-      this.emit('error', error)
+      this.#failed(error)
       return
     }
     if (mine === 'OK') await this.sweepNow()
+  }
+
+  /**
+   * A pass that failed: an 'error' event, or an 'outage' one when Redis or PostgreSQL is away,
+   * which their connections already report once each (the next interval tries again).
+   */
+  #failed(error: unknown): void {
+    this.emit(isRedisConnectionError(error) || isDatabaseOutage(error) ? 'outage' : 'error', error)
   }
 }
