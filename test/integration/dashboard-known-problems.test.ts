@@ -176,7 +176,8 @@ t.test("a project's known problems: the list, one problem's page, its evidence, 
     t.match(helpPage.text, '<li data-threshold="share" class="bad">missed: no conclusive check yet (40% confirmed needed)</li>')
     t.match(helpPage.text, '<p class="publication"><span class="muted">not published</span></p>')
     t.notMatch(helpPage.text, 'class="same-fix"', 'no question asked, none shown')
-    t.match(helpPage.text, 'Not investigated yet: a known problem goes to the investigator once it is published.')
+    t.match(helpPage.text, 'Not investigated yet. Not published yet: its checks do not bear it out enough. You can still send it to the investigator.')
+    t.match(helpPage.text, `action="${base}/${help.ticketId}/investigate"`, 'the owner may send it anyway')
     t.notMatch(helpPage.text, 'Only error issues are investigated', "the error issues' rule is not the known problem's")
 
     const archived = await client.get(`${base}/${old.ticketId}`)
@@ -207,7 +208,8 @@ t.test("a project's known problems: the list, one problem's page, its evidence, 
     const page = (await client.get(`${base}/${pay.ticketId}`)).text
     t.match(page, /<section class="investigation"[\s\S]*?<span class="status">investigated<\/span>/)
     t.match(page, /<section class="fix"[\s\S]*?href="https:\/\/github\.com\/acme\/shop\/pull\/7"/, 'the pull request of its fix')
-    t.notMatch(page, `<form method="post" action="/projects`, 'no Investigate or Fix button: those are for error issues')
+    t.match(page, `<form method="post" action="${base}/${pay.ticketId}/investigate" class="investigate">`, 'Investigate again, its own route')
+    t.notMatch(page, /action="[^"]*\/fix"/, "no Fix this: that is an error issue's")
   })
 
   t.test("a friction issue's page links to its known problem; an error issue's does not", async (t) => {
