@@ -85,7 +85,11 @@ t.test('with both caps at 0 nothing is scanned or matched and jobs stay pending;
     return found.length === 2 ? found : undefined
   })
   t.same(decided.map((row) => row.recording_id).sort(), [recording, scanned].sort(), 'the waiting finding and the unscanned recording were both decided')
-  t.same(await rows(stack, `SELECT state FROM friction_jobs WHERE state <> 'completed'`), [], 'every job completed')
+  const unfinished = await waitFor(async () => {
+    const left = await rows(stack, `SELECT state FROM friction_jobs WHERE state <> 'completed'`)
+    return left.length === 0 ? left : undefined
+  }, 20_000, 100).catch(() => 'some job never completed')
+  t.same(unfinished, [], 'every job completed')
 })
 
 t.test("a backfill's match job is not started before its not_before, then it is", async (t) => {
@@ -141,24 +145,28 @@ function answeredChunks(start: number): Map<number, RrwebEvent[]> {
   return new Map([[0, [...checkout.events, click(start + 1000, checkout.buttonId), addAlert(start + 1100, checkout.bodyId, 100, 'Paid, thank you'), click(start + 40_000, 7)]]])
 }
 
-t.test('a known problem with 3 matched recordings gets its checks: recordings of its page where the button answered refute it, and it stays unpublished', async (t) => {
+t.test('a known problem with 3 matched recordings gets its checks: its own rage clicks confirm it, the page\'s calm visits refute it, and the gate publishes it', async (t) => {
   const stack = await startTestStack(t, { ingress: false, worker: true, env: QUICK })
   const objects = await createObjectStore(stack.config.objectStore)
   const answered = [
     await seedRecording(stack.db, objects, { projectId: stack.projectId, user: { id: 'calm-1' }, chunks: answeredChunks(T0), closed: true }),
     await seedRecording(stack.db, objects, { projectId: stack.projectId, user: { id: 'calm-2' }, chunks: answeredChunks(T0 + 60_000), closed: true }),
   ]
+  const raging: string[] = []
   for (const [i, user] of ['user-1', 'user-2', 'user-3'].entries()) {
-    await seedRecording(stack.db, objects, { projectId: stack.projectId, user: { id: user }, chunks: rageChunks(T0 + (i + 1) * 3_600_000), closed: true })
+    raging.push(await seedRecording(stack.db, objects, { projectId: stack.projectId, user: { id: user }, chunks: rageChunks(T0 + (i + 1) * 3_600_000), closed: true }))
   }
 
   const checks = await waitFor(async () => {
     const found = await rows<{ recording_id: string; verdict: string }>(stack, 'SELECT recording_id, verdict FROM ticket_checks ORDER BY recording_id')
-    return found.length === 2 ? found : undefined
+    return found.length === 5 ? found : undefined
   }, 20_000, 100)
-  t.same(checks, answered.sort().map((recording_id) => ({ recording_id, verdict: 'refuted' })), 'both recordings whose button answered refute the rage click')
-  const [ticket] = await rows<{ matched: number; checks_refuted: number; checks_next_at: number; published_at: Date | null }>(stack, 'SELECT matched, checks_refuted, checks_next_at, published_at FROM tickets')
-  t.match(ticket, { matched: 3, checks_refuted: 2, checks_next_at: 13, published_at: null }, 'counted on the ticket, the next batch due at 13, not published')
-  const confirm = await waitFor(async () => (await rows<{ state: string }>(stack, `SELECT state FROM friction_jobs WHERE kind = 'confirm'`))[0])
+  const verdictOf = new Map(checks.map((check) => [check.recording_id, check.verdict]))
+  t.same(raging.map((id) => verdictOf.get(id)), ['confirmed', 'confirmed', 'confirmed'], 'the three rage clicks confirm it')
+  t.same(answered.map((id) => verdictOf.get(id)), ['refuted', 'refuted'], 'both recordings whose button answered refute it')
+  const ticket = await waitFor(async () => (await rows<{ matched: number; checks_confirmed: number; checks_refuted: number; checks_next_at: number; published_at: Date | null }>(stack, 'SELECT matched, checks_confirmed, checks_refuted, checks_next_at, published_at FROM tickets WHERE published_at IS NOT NULL'))[0], 10_000, 100)
+  t.match(ticket, { matched: 3, checks_confirmed: 3, checks_refuted: 2, checks_next_at: 13 }, 'counted on the ticket, the next batch due at 13')
+  t.ok(ticket.published_at, 'published: 3 confirmed, 3 users, 60% of conclusive checks')
+  const confirm = await waitFor(async () => (await rows<{ state: string }>(stack, `SELECT state FROM friction_jobs WHERE kind = 'confirm' AND state = 'completed'`))[0], 10_000, 100)
   t.equal(confirm.state, 'completed', 'by a confirm job the third match queued')
 })
