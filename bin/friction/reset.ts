@@ -94,6 +94,8 @@ async function refuseWhileFixing(client: pg.PoolClient, issueIds: string[]): Pro
 export async function resetFrictionTickets(db: Db, target: Target, confirm: boolean): Promise<ResetPlan> {
   const cutoff = await cutoffOf(db, target.since)
   return db.withTransaction(async (client) => {
+    // The environment's matching lock first (services/matcher/match/environment-lock.ts): no matcher joins or creates a ticket while the reset archives them.
+    await client.query("SELECT pg_advisory_xact_lock(hashtext($1::text || coalesce($2::text, '')))", [target.projectId, target.environmentId])
     const { plan: planned, ticketIds, issueIds } = await plan(client, target, cutoff)
     // Without --confirm nothing is written: the transaction only held the locks while it read.
     if (!confirm) return planned
