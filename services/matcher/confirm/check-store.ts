@@ -43,14 +43,16 @@ export async function getTicketForChecks(db: Queryable, ticketId: string): Promi
 
 /**
  * Up to limit closed recordings of the ticket's project and environment that visited one of its
- * screens and are neither its evidence nor checked for it yet, most recently active first.
+ * screens and are not checked for it yet, most recently active first: its evidence too (a check is
+ * the confirmation's own verdict on a recording, so the share it gives is that of the page's
+ * recordings that show the friction; leaving matched ones out left a quiet system, which matches
+ * every recording within a sweep, nothing to confirm with).
  */
 export async function getRecordingsToCheck(db: Queryable, ticket: TicketForChecks, limit: number): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `SELECT r.id FROM recordings r
      WHERE r.project_id = $1 AND r.environment_id IS NOT DISTINCT FROM $2 AND r.closed_at IS NOT NULL
        AND r.pages && $3::text[]
-       AND NOT EXISTS (SELECT 1 FROM ticket_matches m WHERE m.ticket_id = $4 AND m.project_id = r.project_id AND m.recording_id = r.id)
        AND NOT EXISTS (SELECT 1 FROM ticket_checks c WHERE c.ticket_id = $4 AND c.recording_id = r.id)
      ORDER BY r.last_at DESC, r.id
      LIMIT $5`,

@@ -1,9 +1,9 @@
 /**
  * Confirmation (docs/known-problems.md, "Checks and the publish gate"): once a ticket's matched
- * recordings reach checks_next_at, a batch of up to CHECKS_PER_BATCH further recordings of its
- * screens is checked for its friction, each check written with its counter in one transaction
- * under the project's daily budget; then the batch moves checks_next_at on and the publish gate
- * runs. What the job kind `confirm` calls; its claim, lease and retries are the actor's.
+ * recordings reach checks_next_at, a batch of up to CHECKS_PER_BATCH closed recordings of its
+ * screens not checked for it yet (its matched ones included) is checked for its friction, each
+ * check written with its counter in one transaction under the project's daily budget; then the
+ * batch moves checks_next_at on and the publish gate runs. What the job kind `confirm` calls; its claim, lease and retries are the actor's.
  */
 import { isDatabaseOutage } from '../../../shared/db.js'
 import { ObjectStoreUnavailable } from '../../../shared/object-store.js'
