@@ -28,20 +28,12 @@ const CALM = ['calm-1', 'calm-2']
 /**
  * - SVC_RECORDING_IDLE_MINUTES=1: the shortest idle time a recording closes after.
  * - SVC_STREAM_LEASE_MS=1000: the matcher sweeps (scans closed recordings) every half lease.
- * - FRICTION_MATCH_MAX_CONCURRENT=1 with 16 consumer loops: the match jobs of the seven recordings
- *   wait their turn for the one match slot while a free loop takes the confirm job the third match
- *   queued, so its batch of checks reaches the recordings the matches have not reached yet (a
- *   recording matched to the known problem is its evidence, never one of its checks). With the
- *   defaults (2 and 2) the confirm job's entry waits behind every match entry on the one stream,
- *   so its batch comes after the rage clicks are all matched: run that way, this test's problem
- *   was not published within the minute it waits.
+ * The caps and consumer loops are the defaults.
  */
 const SETTINGS = {
   SVC_SERVICES: 'recorder,matcher,investigator',
   SVC_RECORDING_IDLE_MINUTES: '1',
   SVC_STREAM_LEASE_MS: '1000',
-  FRICTION_MATCH_MAX_CONCURRENT: '1',
-  SVC_STREAM_CONSUMERS: '16',
 }
 
 interface RecordingRow {
