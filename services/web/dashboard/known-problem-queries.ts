@@ -88,8 +88,13 @@ const COLUMNS = `t.id, t.issue_id, t.state, t.previous_state, t.kind, t.page, t.
  * A page of the project's known problems, the most recent activity first; one more row than a page
  * is read, so the caller knows whether a next page exists.
  */
-export async function listKnownProblems(db: Queryable, projectId: string, filters: KnownProblemFilters, page: number): Promise<{ problems: KnownProblemSummary[]; more: boolean; archivedCount: number }> {
-  const [listed, archived] = await Promise.all([
+export async function listKnownProblems(
+  db: Queryable,
+  projectId: string,
+  filters: KnownProblemFilters,
+  page: number,
+): Promise<{ problems: KnownProblemSummary[]; more: boolean; archivedCount: number; autoInvestigate: boolean }> {
+  const [listed, archived, project] = await Promise.all([
     db.query<KnownProblemSummary>(
       `SELECT ${COLUMNS}
          FROM tickets t LEFT JOIN environments env ON env.id = t.environment_id
@@ -102,8 +107,14 @@ export async function listKnownProblems(db: Queryable, projectId: string, filter
       [projectId, filters.archived, filters.published, filters.kind, KNOWN_PROBLEMS_PER_PAGE + 1, (page - 1) * KNOWN_PROBLEMS_PER_PAGE],
     ),
     db.query<{ n: number }>(`SELECT count(*)::int AS n FROM tickets WHERE project_id = $1 AND state = 'archived'`, [projectId]),
+    db.query<{ on: boolean }>('SELECT friction_auto_investigate AS on FROM projects WHERE id = $1', [projectId]),
   ])
-  return { problems: listed.rows.slice(0, KNOWN_PROBLEMS_PER_PAGE), more: listed.rows.length > KNOWN_PROBLEMS_PER_PAGE, archivedCount: archived.rows[0]?.n ?? 0 }
+  return {
+    problems: listed.rows.slice(0, KNOWN_PROBLEMS_PER_PAGE),
+    more: listed.rows.length > KNOWN_PROBLEMS_PER_PAGE,
+    archivedCount: archived.rows[0]?.n ?? 0,
+    autoInvestigate: project.rows[0]?.on === true,
+  }
 }
 
 /** One known problem of the project. */

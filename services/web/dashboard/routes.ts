@@ -10,6 +10,7 @@ import { registerApprovalRoutes } from './approval-routes.js'
 import { registerAuthRoutes } from './auth-routes.js'
 import type { DashboardDeps } from './deps.js'
 import { registerFixRoutes } from './fix-routes.js'
+import { registerKnownProblemActions } from './known-problem-actions.js'
 import { registerKnownProblemRoutes } from './known-problem-routes.js'
 import { registerProjectRoutes } from './project-routes.js'
 import { registerRecordingRoutes } from './recording-routes.js'
@@ -28,6 +29,7 @@ export function registerDashboardRoutes(app: uWS.TemplatedApp, deps: DashboardDe
   registerApprovalRoutes(app, deps)
   registerProjectRoutes(app, deps)
   registerRecordingRoutes(app, deps)
+  registerKnownProblemActions(app, deps)
   registerKnownProblemRoutes(app, deps)
   registerFixRoutes(app, deps)
   registerSettingsRoutes(app, deps)

@@ -49,7 +49,7 @@ export function knownProblemPage(viewer: Viewer, project: ProjectFacts, data: Kn
 ${facts(project.id, problem)}
 <h2>Publication</h2>
 ${publication(problem)}
-${sameFix(project.id, problem)}
+${sameFix(viewer, project.id, problem)}
 <h2>Recordings</h2>
 ${recordingsSection(project.id, problem, data.recordings)}
 <h2>Checks</h2>
@@ -110,13 +110,22 @@ function publication(problem: KnownProblemDetail): SafeHtml {
 ${dueForUnpublishing(problem) ? html`<p class="notice">Its confirmed share is below ${Math.round(UNPUBLISH_BELOW_SHARE * 100)}% after ${UNPUBLISH_MIN_CHECKS} checks: the gate unpublishes it at its next pass.</p>` : ''}`
 }
 
-function sameFix(projectId: string, problem: KnownProblemDetail): SafeHtml | '' {
+function sameFix(viewer: Viewer, projectId: string, problem: KnownProblemDetail): SafeHtml | '' {
   if (!problem.same_fix) return ''
   const other = problem.same_fix_ticket_id
     ? html`<a href="${knownProblemPath(projectId, problem.same_fix_ticket_id)}"><code class="wrap">${problem.same_fix_target ?? ''}</code></a>`
     : html`<span class="muted">another known problem (since removed)</span>`
   return html`<h2>Same fix?</h2>
-<p class="same-fix" data-same-fix="${problem.same_fix}">Does one fix solve this and ${other}? ${SAME_FIX[problem.same_fix] ?? problem.same_fix}</p>`
+<p class="same-fix" data-same-fix="${problem.same_fix}">Does one fix solve this and ${other}? ${SAME_FIX[problem.same_fix] ?? problem.same_fix}</p>
+${problem.same_fix_ticket_id ? sameFixAnswer(viewer, projectId, problem) : ''}`
+}
+
+/** The owner's answer (or a change of it): a person who knows the code says whether one fix solves both. */
+function sameFixAnswer(viewer: Viewer, projectId: string, problem: KnownProblemDetail): SafeHtml {
+  const action = `${knownProblemPath(projectId, problem.id)}/same-fix`
+  const button = (answer: 'same' | 'different', label: string): SafeHtml | '' =>
+    problem.same_fix === answer ? '' : html`<form method="post" action="${action}" class="inline">${csrfField(viewer)}<input type="hidden" name="answer" value="${answer}"><button type="submit" class="secondary">${label}</button></form>`
+  return html`<p class="same-fix-answer">${button('same', 'One fix solves both')} ${button('different', 'Each needs its own fix')}</p>`
 }
 
 function recordingsSection(projectId: string, problem: KnownProblemDetail, recordings: readonly MatchedRecording[]): SafeHtml {

@@ -10,7 +10,7 @@ import { FRICTION_KINDS, KNOWN_PROBLEMS_PER_PAGE, type KnownProblemFilters, type
 import type { ProjectFacts } from '../project-queries.js'
 import type { Viewer } from '../viewer.js'
 import { kindLabel, knownProblemPath, publicationLabel, stateLabel } from './known-problem-words.js'
-import { when } from './layout.js'
+import { csrfField, when } from './layout.js'
 import { projectFrame } from './projects.js'
 
 export interface KnownProblemListData {
@@ -20,6 +20,8 @@ export interface KnownProblemListData {
   more: boolean
   /** Archived known problems of the project, listed or not. */
   archivedCount: number
+  /** projects.friction_auto_investigate: published known problems go to the investigator without a person's approval. */
+  autoInvestigate: boolean
 }
 
 /** The list's address for these filters and page (page 1 and empty filters are left out). */
@@ -53,8 +55,23 @@ export function knownProblemsPage(viewer: Viewer, project: ProjectFacts, data: K
   <button type="submit" class="secondary">Filter</button>${filtered ? html` <a href="/projects/${project.id}/known-problems">Clear</a>` : ''}
 </form>
 ${data.problems.length === 0 ? html`<p class="empty">${emptyText(data, filtered)}</p>` : problemsTable(project.id, data.problems)}
-${pager(project.id, data)}`,
+${pager(project.id, data)}
+${autoInvestigation(viewer, project.id, data.autoInvestigate)}`,
   )
+}
+
+/**
+ * The owner's switch for projects.friction_auto_investigate. Off by default: a published known
+ * problem waits (awaiting approval) until a person presses Investigate, since its evidence is
+ * other people's sessions and an investigation spends model budget. Turning it on applies to
+ * known problems published from then on; those already waiting keep their Investigate button.
+ */
+function autoInvestigation(viewer: Viewer, projectId: string, on: boolean): SafeHtml {
+  return html`<h2>Investigation</h2>
+<form method="post" action="/projects/${projectId}/known-problems/auto-investigate" class="auto-investigate" data-on="${on ? '1' : '0'}">${csrfField(viewer)}
+<p>${on ? 'Published known problems go to the investigator at once.' : 'Published known problems wait for a person to press Investigate.'}
+<span class="hint small">Applies to problems published from now on; those already waiting keep their button.</span></p>
+<input type="hidden" name="on" value="${on ? '0' : '1'}"><button type="submit" class="secondary">${on ? 'Wait for a person instead' : 'Investigate published problems at once'}</button></form>`
 }
 
 function emptyText(data: KnownProblemListData, filtered: boolean): SafeHtml | string {
