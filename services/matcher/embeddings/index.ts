@@ -28,6 +28,9 @@ export interface Embedder {
  */
 export const POOL_TASK_TEXTS = 32
 
+/** How long a pool thread without work stays up before it ends. */
+const POOL_IDLE_MS = 60_000
+
 /** How far from 1 a vector's length may be (float rounding of a provider's own normalisation). */
 const UNIT_TOLERANCE = 1e-3
 
@@ -49,10 +52,11 @@ export async function createEmbedder(config: { readonly embeddings: EmbeddingsCo
   const pool = new Piscina({
     // worker.js: a tsx shim beside the sources, the compiled worker.ts in the compiled tree and dist/.
     filename: new URL('./worker.js', import.meta.url).href,
-    minThreads: threads,
+    // Threads start on demand and end after a minute without work: an idle worker holds none (each
+    // costs about 20 MB resident), and a burst of findings pays one thread start, not one per text.
+    minThreads: 0,
     maxThreads: threads,
-    // Threads stay up: the matcher embeds now and then, and a thread costs its start each time it comes back.
-    idleTimeout: Number.POSITIVE_INFINITY,
+    idleTimeout: POOL_IDLE_MS,
     workerData,
   })
   const runTask = async (texts: readonly string[]): Promise<number[][]> => {
