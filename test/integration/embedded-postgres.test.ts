@@ -10,6 +10,10 @@ import { childEnv } from '../helpers/env.js'
 
 const log = createLogger('silent')
 
+// Nine PostgreSQL starts (initdb on the first of each folder) in one file: on a 2-core machine
+// under the full suite's load they took past tap's 120 s for a file, though none was stuck.
+t.setTimeout(5 * 60_000)
+
 function tempDir(t: Test, prefix = 'svc-embedded-pg-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
