@@ -47,12 +47,13 @@ t.test('a worker that stops mid-investigation hands it back, and another worker 
   const h = await startHarness(t, { script: gated, env: { INVESTIGATION_LEASE_SECONDS: '2' } })
   const issue = await h.send('app', 2)
   await waitFor(async () => h.models.turns.length > 0 || undefined, 20_000, 50)
-  const first = h.stack.worker!
-  await h.stack.startWorker()
-  await first.stop()
+  // The other worker starts once the first has stopped: were it running, its sweep could dispatch
+  // the handed-back run (a fresh lease) before this reads the row.
+  await h.stack.worker!.stop()
   const handedBack = await runOf(h, issue)
   t.equal(handedBack.state, 'queued', 'the stopping worker handed it back to the queue')
   t.ok(handedBack.leaseUntil.getTime() <= Date.now(), 'with its lease lapsed, for the next sweep to dispatch at once')
+  await h.stack.startWorker()
   open()
   t.equal((await h.settle(issue, 30_000)).outcome, 'investigated', 'the other worker finished it')
   const done = await runOf(h, issue)

@@ -5,6 +5,9 @@ import { investigatorBrain } from '../helpers/investigator-brain.js'
 import { startHarness, type HarnessOptions } from '../helpers/investigation-harness.js'
 import type { Script } from '../helpers/model-server.js'
 
+// Eleven investigations, each on its own stack: on 2 cores under the full suite's load the file
+// took past tap's 120 s though every run ended; the waits inside each test still bound each one.
+t.setTimeout(5 * 60_000)
 
 /** Sends the app bug from two users and answers how its investigation ended. */
 async function stopOf(t: Test, options: HarnessOptions, timeoutMs = 30_000) {
