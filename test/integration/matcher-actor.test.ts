@@ -7,6 +7,10 @@ import { seedEnvironment, seedRecording as seedRows, seedScan } from '../helpers
 import { addAlert, click, pageLoad, seedRecording, type RrwebEvent } from '../helpers/recording-fixture.js'
 import { startTestStack, waitFor, type TestStack } from '../helpers/stack.js'
 
+// Real processes and several stacks in one file: past 80 s under CI load on 2 cores, near tap's
+// 120 s default for a file, though each wait inside stays bounded.
+t.setTimeout(5 * 60_000)
+
 const T0 = Date.parse('2026-11-20T09:00:00.000Z')
 /** Short leases: the matcher sweeps every half lease, so a test waits half a second for a pass. */
 const QUICK = { SVC_SERVICES: 'matcher', SVC_STREAM_LEASE_MS: '1000' }

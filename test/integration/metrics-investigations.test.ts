@@ -6,6 +6,10 @@ import { serviceBrain } from '../helpers/fixer-brain.js'
 import { startHarness, type Harness } from '../helpers/investigation-harness.js'
 import { scrape, type Scrape } from '../helpers/metrics.js'
 
+// Real processes and several stacks in one file: past 80 s under CI load on 2 cores, near tap's
+// 120 s default for a file, though each wait inside stays bounded.
+t.setTimeout(5 * 60_000)
+
 const MODEL = 'anthropic/claude-test'
 
 /** The worker's /metrics (the harness runs ingress and worker in this process, one registry). */

@@ -9,6 +9,10 @@ import { TEST_REDIS_URL } from '../helpers/env.js'
 import { alive, childrenOf, startSvcUp, textOf, type SvcUp } from '../helpers/processes.js'
 import { createTestDatabase, postEvent, sampleEvent, waitFor } from '../helpers/stack.js'
 
+// Real processes and several stacks in one file: past 80 s under CI load on 2 cores, near tap's
+// 120 s default for a file, though each wait inside stays bounded.
+t.setTimeout(5 * 60_000)
+
 const headers = { 'Content-Type': 'application/json', 'X-API-Key': SEED_INGEST_KEY }
 
 /** `svc up` with DATABASE_URL (a fresh test database) and the test Redis under a key prefix of its own. */
