@@ -8,6 +8,7 @@ import type { Config } from '../../shared/config.js'
 import type { Db } from '../../shared/db.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import type { Logger } from '../../shared/log.js'
+import { KeyAuthenticator, RevocationWatch } from '../../shared/key-auth.js'
 import { collectProcessMetrics, scrapeMetrics } from '../../shared/metrics.js'
 import { createOrm, type Orm } from '../../shared/orm.js'
 import type { ChatPlugin, CodehostPlugin } from '../../shared/plugins/types.js'
@@ -25,7 +26,7 @@ export interface FrontOptions {
   keys: StreamKeys
   log: Logger
   /** Limits, the public base URL and the setup-session settings. */
-  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts' | 'investigations' | 'ingressMetrics'>
+  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts' | 'investigations' | 'ingressMetrics' | 'toolServer'>
   /** Code host and chat integrations; absent ones turn their setup steps into clear refusals. */
   plugins: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }
   port: number
@@ -52,12 +53,23 @@ export async function startFront(options: FrontOptions): Promise<Front> {
   const { db, redis, keys, config } = options
   const log = options.log.child({ service: 'ingress' })
   collectProcessMetrics()
-  const ingestion = await startIngestion({ db, objects: options.objects, redis, keys, log, limits: config.limits })
+  // One authenticator for both sides: a revocation published by any process empties its cache at once.
+  const auth = new KeyAuthenticator(db)
+  const revocations = new RevocationWatch(redis, keys.keyRevoked, auth)
+  await revocations.ready()
+  let ingestion: Awaited<ReturnType<typeof startIngestion>>
+  try {
+    ingestion = await startIngestion({ db, objects: options.objects, redis, keys, log, limits: config.limits, auth })
+  } catch (error) {
+    revocations.close()
+    throw error
+  }
   let orm: Orm
   try {
     orm = options.orm ?? (await createOrm(db, INVESTIGATOR_ENTITIES))
   } catch (error) {
     ingestion.stop()
+    revocations.close()
     throw error
   }
   // Closed on stop only when opened here.
@@ -88,6 +100,8 @@ export async function startFront(options: FrontOptions): Promise<Front> {
       orm,
       investigationLeaseMs: config.investigations.leaseMs,
       objects: options.objects,
+      auth,
+      toolServer: config.toolServer,
     },
     restarts: config.restarts,
     metrics: config.ingressMetrics ? (options.metrics ?? scrapeMetrics) : undefined,
@@ -98,6 +112,7 @@ export async function startFront(options: FrontOptions): Promise<Front> {
   } catch (error) {
     ingestion.stop()
     hub.close()
+    revocations.close()
     await closeOrm()
     throw error
   }
@@ -108,6 +123,7 @@ export async function startFront(options: FrontOptions): Promise<Front> {
       await app.close()
       ingestion.stop()
       hub.close()
+      revocations.close()
       await closeOrm()
     },
   }
