@@ -66,5 +66,5 @@ export function registerWebRoutes(app: uWS.TemplatedApp, deps: WebRouteDeps): vo
   registerRecordingApiRoutes(app, { ...projectApi, objects: deps.objects })
   registerProjectApiRoutes(app, projectApi)
   registerToolServerRoutes(app, { ...projectApi, limits: deps.toolServer, baseUrl: setup.baseUrl })
-  registerDashboardRoutes(app, { ...deps.dashboard, setup, log: deps.log, baseUrl: setup.baseUrl, codehost: setup.codehost, track, proxyHops, orm, investigationLeaseMs: deps.investigationLeaseMs, objects: deps.objects })
+  registerDashboardRoutes(app, { ...deps.dashboard, setup, log: deps.log, baseUrl: setup.baseUrl, codehost: setup.codehost, track, proxyHops, orm, investigationLeaseMs: deps.investigationLeaseMs, objects: deps.objects, auth: deps.auth })
 }

@@ -56,7 +56,7 @@ export function registerApiKeyRoutes(app: uWS.TemplatedApp, deps: DashboardDeps)
     const project = await ownerOfForm(deps, ctx)
     if (!project) return
     const keyId = ctx.request.params[1]!
-    const revoked = KEY_ID.test(keyId) && (await revokeProjectKey({ db, redis: deps.setup.redis, keys: deps.setup.keys, log: deps.log }, project.id, keyId))
+    const revoked = KEY_ID.test(keyId) && (await revokeProjectKey({ db, redis: deps.setup.redis, keys: deps.setup.keys, log: deps.log, auth: deps.auth }, project.id, keyId))
     if (!revoked) throw new PageError(404, 'No such key', 'This project has no active key with this id (it may be revoked already). Go back to the key list and reload it.')
     deps.log.info('key revoked', { project_id: project.id, user_id: ctx.viewer.session?.user.id, key_id: keyId })
     redirect(ctx.ex, `${keysPath(project.id)}?revoked=${keyId}`)

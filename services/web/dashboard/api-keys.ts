@@ -5,7 +5,7 @@
  */
 import type { Redis } from 'ioredis'
 import type { Queryable } from '../../../shared/db.js'
-import { publishKeyRevoked } from '../../../shared/key-auth.js'
+import { publishKeyRevoked, type KeyAuthenticator } from '../../../shared/key-auth.js'
 import { mintKey, type KeyKind } from '../../../shared/keys.js'
 import type { Logger } from '../../../shared/log.js'
 import type { StreamKeys } from '../../../shared/redis.js'
@@ -28,13 +28,14 @@ export async function createProjectKey(db: Queryable, projectId: string, kind: s
 }
 
 /**
- * Revokes one active key of the project and tells every process; false when the project has no
- * such active key. A lost publish (Redis away) is logged: the watches drop their caches when they
+ * Revokes one active key of the project and tells every process (this one at once, without waiting
+ * for its own broadcast to come back); false when the project has no such active key. A lost publish (Redis away) is logged: the watches drop their caches when they
  * reconnect, and the cache period bounds the rest.
  */
-export async function revokeProjectKey(deps: { db: Queryable; redis: Redis; keys: StreamKeys; log: Logger }, projectId: string, keyId: string): Promise<boolean> {
+export async function revokeProjectKey(deps: { db: Queryable; redis: Redis; keys: StreamKeys; log: Logger; auth?: KeyAuthenticator }, projectId: string, keyId: string): Promise<boolean> {
   const { rows } = await deps.db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND project_id = $2 AND revoked_at IS NULL RETURNING id', [keyId, projectId])
   if (rows.length === 0) return false
+  deps.auth?.forget(keyId)
   await publishKeyRevoked(deps.redis, deps.keys.keyRevoked, keyId).catch((error: unknown) => deps.log.warn('could not publish a key revocation; caches drop it on reconnect or within 30 s', { key_id: keyId, error }))
   return true
 }
