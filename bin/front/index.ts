@@ -1,7 +1,8 @@
 /**
  * What `svc ingress` runs on INGESTION_PORT: ingestion and the web side on one uWS app. Each side
  * knows only the kernel; this is where they meet. Ingestion's parts, the long polls' WakeHub, the
- * SDK-ping recorder and the web side's ORM are started here, wired into one app, and stopped in turn.
+ * SDK-ping recorder, the web side's ORM and the one key authenticator both sides share (with its
+ * revocation watch) are started here, wired into one app, and stopped in turn.
  */
 import type { Redis } from 'ioredis'
 import type { Config } from '../../shared/config.js'

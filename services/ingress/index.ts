@@ -1,6 +1,6 @@
 /**
- * Starts ingestion's parts: the stream groups, the events queue, back-pressure, the recording
- * intake and key authentication. Its routes (routes.ts) go on the app the process composes
+ * Starts ingestion's parts: the stream groups, the events queue, back-pressure and the recording
+ * intake; key authentication is the process's, handed in. Its routes (routes.ts) go on the app the process composes
  * (bin/front/).
  */
 import type { Redis } from 'ioredis'

@@ -137,6 +137,9 @@ t.test('the project API accepts the api key as a bearer token, for its own proje
   t.equal(theirs.status, 404)
   t.equal(((await theirs.json()) as { code: string }).code, 'project_not_found')
   t.equal((await get(`/api/v1/projects/${stack.projectId}/issues/${theirIssue}`)).status, 404, "another project's issue under the key's project")
+  const recording = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f'
+  t.equal(((await (await get(`/api/v1/projects/${stack.projectId}/recordings/${recording}/events`)).json()) as { code: string }).code, 'recording_not_found', "the replay's read takes the key too")
+  t.equal(((await (await get(`/api/v1/projects/${other.projectId}/recordings/${recording}/events`)).json()) as { code: string }).code, 'project_not_found')
   const theirKey = (await mintKey(stack.db, other.projectId, 'api')).token
   t.equal((await get(`/api/v1/projects/${stack.projectId}/issues/${issueId}`, theirKey)).status, 404)
   const ingest = await get(`/api/v1/projects/${stack.projectId}/issues/${issueId}`, stack.ingestKey)
