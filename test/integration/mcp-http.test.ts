@@ -7,6 +7,7 @@ import { createLogger } from '../../shared/log.js'
 import { mintKey } from '../../shared/keys.js'
 import { createObjectStore } from '../../shared/object-store.js'
 import { callTool, connectAgent, otherProject, postMcp, storeEvents } from '../helpers/mcp.js'
+import { scrape } from '../helpers/metrics.js'
 import { startTestStack, type TestStack } from '../helpers/stack.js'
 
 const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
@@ -92,6 +93,7 @@ t.test('malformed JSON-RPC gets a JSON-RPC error and changes nothing; a huge req
   const key = await stack.mint('api')
   const auth = { authorization: `Bearer ${key}` }
   const [issueId] = await storeEvents(stack, stack.projectId, [{}])
+  const before = await scrape(`${stack.baseUrl}/metrics`)
   const notJson = await postMcp(stack.baseUrl, '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", ', auth)
   t.equal(notJson.status, 400)
   t.match(notJson.json, { jsonrpc: '2.0', error: { code: -32700 } }, 'a parse error')
@@ -121,6 +123,12 @@ t.test('malformed JSON-RPC gets a JSON-RPC error and changes nothing; a huge req
   const get = await fetch(`${stack.baseUrl}/mcp`, { headers: { ...auth, accept: 'text/event-stream' } })
   t.equal(get.status, 405)
   t.equal(((await get.json()) as { code: string }).code, 'method_not_allowed')
+
+  const after = await scrape(`${stack.baseUrl}/metrics`)
+  const moved = (result: string): number => after.value('svc_mcp_requests_total', { result }) - before.value('svc_mcp_requests_total', { result })
+  t.equal(moved('answered'), 5, 'the malformed messages were answered by the transport')
+  t.equal(moved('request_too_large'), 2)
+  t.equal(moved('method_not_allowed'), 1)
 })
 
 t.test('the project API accepts the api key as a bearer token, for its own project only', async (t) => {

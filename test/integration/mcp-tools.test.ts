@@ -6,6 +6,7 @@ import { UNTRUSTED_NOTICE } from '../../services/web/mcp/untrusted.js'
 import { mintKey } from '../../shared/keys.js'
 import { seedEnvironment, seedTicket } from '../helpers/friction-seed.js'
 import { callTool, connectAgent, otherProject, storeEvents } from '../helpers/mcp.js'
+import { scrape } from '../helpers/metrics.js'
 import { startTestStack } from '../helpers/stack.js'
 import { seededByHand } from '../helpers/suite-invariants.js'
 
@@ -191,6 +192,7 @@ t.test("another project's ids answer not found, and nothing of theirs changes", 
   const [theirIssue] = await storeEvents(stack, other.projectId, [{ environment: 'production' }])
   const theirKey = (await mintKey(stack.db, other.projectId, 'api')).token
   const theirAgent = await connectAgent(t, stack.baseUrl, theirKey)
+  const before = await scrape(`${stack.baseUrl}/metrics`)
 
   for (const [name, args] of [
     ['get_issue', { issue_id: theirIssue }],
@@ -206,4 +208,8 @@ t.test("another project's ids answer not found, and nothing of theirs changes", 
   t.equal((await callTool(theirAgent, 'get_issue', { issue_id: cartIssue })).body.code, 'issue_not_found')
   const { rows } = await stack.db.query<{ n: number }>('SELECT (SELECT count(*) FROM investigations) + (SELECT count(*) FROM issue_pull_requests) AS n')
   t.equal(Number(rows[0]!.n), 0, 'nothing was started or linked')
+  const after = await scrape(`${stack.baseUrl}/metrics`)
+  const moved = (labels: Record<string, string>): number => after.value('svc_mcp_tool_calls_total', labels) - before.value('svc_mcp_tool_calls_total', labels)
+  t.equal(moved({ outcome: 'issue_not_found' }), 5, 'each refusal counted by its code')
+  t.equal(moved({ tool: 'list_issues', outcome: 'ok' }), 1)
 })

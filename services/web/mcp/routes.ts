@@ -17,6 +17,7 @@ import type { Logger } from '../../../shared/log.js'
 import type { Orm } from '../../../shared/orm.js'
 import { isRedisConnectionError, type StreamKeys } from '../../../shared/redis.js'
 import { ToolServerError } from './errors.js'
+import { countRequest } from './metrics.js'
 import { countToolRequest } from './rate-limit.js'
 import { createToolServer } from './server.js'
 import { TOOLS } from './tools/index.js'
@@ -65,13 +66,13 @@ export function registerToolServerRoutes(app: uWS.TemplatedApp, deps: ToolServer
       gzipped: req.getHeader('content-encoding').toLowerCase() === 'gzip',
     }
     // A declared length over the cap is refused before a byte is read.
-    if (Number(req.getHeader('content-length')) > deps.limits.maxBodyBytes) return sendError(ex, new ToolServerError('request_too_large'))
+    if (Number(req.getHeader('content-length')) > deps.limits.maxBodyBytes) return refuse(ex, new ToolServerError('request_too_large'))
     const body = readBodyText(ex, deps.limits.maxBodyBytes, request.gzipped)
     body.catch(() => {}) // awaited below; a refusal before then must not be unhandled
     deps.track(answer(ex, deps, () => serve(ex, deps, request, body)))
   })
   for (const method of ['get', 'del', 'put', 'patch'] as const) {
-    app[method]('/mcp', (res) => sendError(exchange(res), new ToolServerError('method_not_allowed', { extra: { allow: 'POST' } })))
+    app[method]('/mcp', (res) => refuse(exchange(res), new ToolServerError('method_not_allowed', { extra: { allow: 'POST' } })))
   }
 }
 
@@ -79,7 +80,7 @@ async function serve(ex: Exchange, deps: ToolServerDeps, request: McpRequest, bo
   const auth = await deps.auth.authenticate(bearerToken(request.authorization), 'api')
   if (!auth.ok) {
     const retryAfter = auth.code === 'key_check_unavailable' ? OUTAGE_RETRY_SECONDS : undefined
-    return sendError(ex, new ToolServerError(auth.code, { retryAfter }))
+    return refuse(ex, new ToolServerError(auth.code, { retryAfter }))
   }
   await countToolRequest(deps.redis, deps.keys, auth.keyId, deps.limits.callsPerKeyPerMinute)
   const text = await body
@@ -91,6 +92,7 @@ async function serve(ex: Exchange, deps: ToolServerDeps, request: McpRequest, bo
     const response = await transport.handleRequest(new Request('http://localhost/mcp', { method: 'POST', headers: request.headers, body: text }))
     const answerText = response.status === 202 || response.status === 204 ? undefined : await response.text()
     send(ex, response.status, answerText === '' ? undefined : answerText)
+    countRequest('answered')
   } finally {
     await server.close()
   }
@@ -101,10 +103,16 @@ async function answer(ex: Exchange, deps: ToolServerDeps, run: () => Promise<voi
   try {
     await run()
   } catch (error) {
-    if (error instanceof ToolServerError) return sendError(ex, error)
-    if (error instanceof BodyError) return sendError(ex, new ToolServerError(error.reason === 'too_large' ? 'request_too_large' : 'not_gzip'))
-    if (isDatabaseOutage(error) || isRedisConnectionError(error)) return sendError(ex, new ToolServerError('unavailable', { retryAfter: OUTAGE_RETRY_SECONDS }))
+    if (error instanceof ToolServerError) return refuse(ex, error)
+    if (error instanceof BodyError) return refuse(ex, new ToolServerError(error.reason === 'too_large' ? 'request_too_large' : 'not_gzip'))
+    if (isDatabaseOutage(error) || isRedisConnectionError(error)) return refuse(ex, new ToolServerError('unavailable', { retryAfter: OUTAGE_RETRY_SECONDS }))
     deps.log.error('tool server request failed', { error })
-    sendError(ex, new ToolServerError('internal_error'))
+    refuse(ex, new ToolServerError('internal_error'))
   }
+}
+
+/** Answers a refusal and counts it by code. */
+function refuse(ex: Exchange, error: ToolServerError): void {
+  countRequest(error.code)
+  sendError(ex, error)
 }

@@ -8,6 +8,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { isDatabaseOutage } from '../../../shared/db.js'
+import { countToolCall } from './metrics.js'
 import { ToolError, type ToolContext, type ToolDefinition } from './tool.js'
 import { toolAnswer, toolRefusal } from './untrusted.js'
 
@@ -36,8 +37,15 @@ export function createToolServer(ctx: ToolContext, tools: readonly ToolDefinitio
   return server
 }
 
-/** Runs one tool call; nothing escapes but a tool result. */
+/** Runs one tool call and counts its outcome; nothing escapes but a tool result. */
 async function callTool(ctx: ToolContext, tool: ToolDefinition, args: Record<string, unknown>): Promise<CallToolResult> {
+  const result = await runTool(ctx, tool, args)
+  const code = result.isError ? (result.structuredContent as { code?: string } | undefined)?.code : undefined
+  countToolCall(tool.name, code ?? 'ok')
+  return result
+}
+
+async function runTool(ctx: ToolContext, tool: ToolDefinition, args: Record<string, unknown>): Promise<CallToolResult> {
   if (!tool.validate(args)) {
     const error = tool.validate.errors?.[0]
     const field = error?.keyword === 'required' ? String((error.params as { missingProperty: string }).missingProperty) : (error?.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.')
