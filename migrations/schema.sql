@@ -102,7 +102,7 @@ CREATE TABLE public.fixes (
     CONSTRAINT fixes_delivery_check CHECK ((delivery = ANY (ARRAY[''::text, 'draft'::text, 'limited_draft'::text, 'ready'::text]))),
     CONSTRAINT fixes_review_check CHECK ((review = ANY (ARRAY[''::text, 'approved'::text, 'vetoed'::text]))),
     CONSTRAINT fixes_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'fixing'::text, 'pr_draft'::text, 'pr_created'::text, 'needs_human'::text]))),
-    CONSTRAINT fixes_trigger_check CHECK ((trigger = ANY (ARRAY['auto'::text, 'manual'::text])))
+    CONSTRAINT fixes_trigger_check CHECK ((trigger = ANY (ARRAY['auto'::text, 'manual'::text, 'agent'::text])))
 );
 CREATE TABLE public.friction_findings (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
@@ -226,7 +226,7 @@ CREATE TABLE public.investigations (
     finished_at timestamp with time zone,
     CONSTRAINT investigations_episode_check CHECK ((episode >= 1)),
     CONSTRAINT investigations_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'analyzing'::text, 'investigated'::text, 'insight'::text, 'needs_human'::text]))),
-    CONSTRAINT investigations_trigger_check CHECK ((trigger = ANY (ARRAY['auto'::text, 'regression'::text, 'manual'::text])))
+    CONSTRAINT investigations_trigger_check CHECK ((trigger = ANY (ARRAY['auto'::text, 'regression'::text, 'manual'::text, 'agent'::text])))
 );
 CREATE TABLE public.issue_actors (
     issue_id uuid NOT NULL,
@@ -250,6 +250,18 @@ CREATE TABLE public.issue_fingerprint_aliases (
     grouping_version integer NOT NULL,
     issue_id uuid NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+CREATE TABLE public.issue_pull_requests (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    project_id uuid NOT NULL,
+    issue_id uuid NOT NULL,
+    url text NOT NULL,
+    title text DEFAULT ''::text NOT NULL,
+    key_id text DEFAULT ''::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT issue_pull_requests_title_check CHECK ((length(title) <= 300)),
+    CONSTRAINT issue_pull_requests_url_check CHECK ((length(url) <= 2048))
 );
 CREATE TABLE public.issue_recordings (
     issue_id uuid NOT NULL,
@@ -489,6 +501,10 @@ ALTER TABLE ONLY public.issue_admission_notes
     ADD CONSTRAINT issue_admission_notes_pkey PRIMARY KEY (issue_id);
 ALTER TABLE ONLY public.issue_fingerprint_aliases
     ADD CONSTRAINT issue_fingerprint_aliases_pkey PRIMARY KEY (project_id, fingerprint);
+ALTER TABLE ONLY public.issue_pull_requests
+    ADD CONSTRAINT issue_pull_requests_issue_id_url_key UNIQUE (issue_id, url);
+ALTER TABLE ONLY public.issue_pull_requests
+    ADD CONSTRAINT issue_pull_requests_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.issue_recordings
     ADD CONSTRAINT issue_recordings_pkey PRIMARY KEY (issue_id, recording_id, at);
 ALTER TABLE ONLY public.issues
@@ -544,6 +560,7 @@ CREATE UNIQUE INDEX investigations_one_active ON public.investigations USING btr
 CREATE INDEX investigations_project_created ON public.investigations USING btree (project_id, created_at);
 CREATE INDEX issue_actors_real ON public.issue_actors USING btree (issue_id, actor_kind, real_seen_at);
 CREATE INDEX issue_fingerprint_aliases_issue ON public.issue_fingerprint_aliases USING btree (issue_id);
+CREATE INDEX issue_pull_requests_project ON public.issue_pull_requests USING btree (project_id);
 CREATE INDEX issues_project_last_seen ON public.issues USING btree (project_id, last_seen DESC);
 CREATE INDEX matching_decisions_environment ON public.matching_decisions USING btree (project_id, environment_id, decided_at);
 CREATE INDEX projects_owner ON public.projects USING btree (owner_id);
@@ -611,6 +628,10 @@ ALTER TABLE ONLY public.issue_fingerprint_aliases
     ADD CONSTRAINT issue_fingerprint_aliases_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.issue_fingerprint_aliases
     ADD CONSTRAINT issue_fingerprint_aliases_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.issue_pull_requests
+    ADD CONSTRAINT issue_pull_requests_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.issue_pull_requests
+    ADD CONSTRAINT issue_pull_requests_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.issue_recordings
     ADD CONSTRAINT issue_recordings_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.issues

@@ -79,3 +79,12 @@ export function oneOf<T extends string>(env: Env, name: string, allowed: readonl
   }
   return raw as T
 }
+
+/** Freezes a value and everything inside it. */
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner)
+    Object.freeze(value)
+  }
+  return value
+}

@@ -11,7 +11,8 @@ import { embeddingsConfig, type EmbeddingsConfig } from './config-embeddings.js'
 import { frictionConfig, type FrictionLimits } from './config-friction.js'
 import { objectStore, type ObjectStoreConfig } from './config-object-store.js'
 import { pluginsConfig, type PluginsConfig } from './config-plugins.js'
-import { connectionUrl, ConfigError, int, oneOf, port, text, url, type Env } from './config-values.js'
+import { toolServerConfig, type ToolServerLimits } from './config-tool-server.js'
+import { connectionUrl, ConfigError, deepFreeze, int, oneOf, port, text, url, type Env } from './config-values.js'
 import { DAY, MINUTE, SECOND } from './time.js'
 
 export { ConfigError } from './config-values.js'
@@ -63,6 +64,7 @@ export interface Config {
   readonly embeddings: EmbeddingsConfig
   /** The matcher's fleet-wide caps on scan and match, and on confirm (FRICTION_*_MAX_CONCURRENT). */
   readonly friction: FrictionLimits
+  readonly toolServer: ToolServerLimits
   /** How often `svc up` restarted this process after it exited on its own (SVC_RESTARTS, set by svc up); shown by /health. */
   readonly restarts: number
 }
@@ -257,6 +259,7 @@ export function loadConfig(env: Env = readEnv()): Config {
     plugins: pluginsConfig(env),
     embeddings: embeddingsConfig(env),
     friction: frictionConfig(env),
+    toolServer: toolServerConfig(env),
     restarts: int(env, 'SVC_RESTARTS', 0, 0),
   }
   return deepFreeze(config)
@@ -289,12 +292,4 @@ function services(env: Env): readonly ServiceName[] {
     }
   }
   return names as ServiceName[]
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object') {
-    for (const inner of Object.values(value)) deepFreeze(inner)
-    Object.freeze(value)
-  }
-  return value
 }

@@ -80,6 +80,10 @@ export function streamKeys(prefix: string) {
     /** Pub/sub channels that wake long polls: a session changed; a project's facts changed. */
     wakeSession: (pollId: string) => `${prefix}wake:session:${pollId}`,
     wakeProject: (projectId: string) => `${prefix}wake:project:${projectId}`,
+    /** Pub/sub channel a key's id is published on once its revocation committed: every process forgets it. */
+    keyRevoked: `${prefix}keys:revoked`,
+    /** Fixed-window counters of tool-server requests per api key. */
+    toolRateLimit: (keyId: string, window: number) => `${prefix}rl:mcp:${keyId}:${window}`,
   })
 }
 export type StreamKeys = ReturnType<typeof streamKeys>

@@ -1,13 +1,15 @@
 /**
  * What `svc ingress` runs on INGESTION_PORT: ingestion and the web side on one uWS app. Each side
  * knows only the kernel; this is where they meet. Ingestion's parts, the long polls' WakeHub, the
- * SDK-ping recorder and the web side's ORM are started here, wired into one app, and stopped in turn.
+ * SDK-ping recorder, the web side's ORM and the one key authenticator both sides share (with its
+ * revocation watch) are started here, wired into one app, and stopped in turn.
  */
 import type { Redis } from 'ioredis'
 import type { Config } from '../../shared/config.js'
 import type { Db } from '../../shared/db.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import type { Logger } from '../../shared/log.js'
+import { KeyAuthenticator, RevocationWatch } from '../../shared/key-auth.js'
 import { collectProcessMetrics, scrapeMetrics } from '../../shared/metrics.js'
 import { createOrm, type Orm } from '../../shared/orm.js'
 import type { ChatPlugin, CodehostPlugin } from '../../shared/plugins/types.js'
@@ -25,7 +27,7 @@ export interface FrontOptions {
   keys: StreamKeys
   log: Logger
   /** Limits, the public base URL and the setup-session settings. */
-  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts' | 'investigations' | 'ingressMetrics'>
+  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts' | 'investigations' | 'ingressMetrics' | 'toolServer'>
   /** Code host and chat integrations; absent ones turn their setup steps into clear refusals. */
   plugins: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }
   port: number
@@ -52,12 +54,23 @@ export async function startFront(options: FrontOptions): Promise<Front> {
   const { db, redis, keys, config } = options
   const log = options.log.child({ service: 'ingress' })
   collectProcessMetrics()
-  const ingestion = await startIngestion({ db, objects: options.objects, redis, keys, log, limits: config.limits })
+  // One authenticator for both sides: a revocation published by any process empties its cache at once.
+  const auth = new KeyAuthenticator(db)
+  const revocations = new RevocationWatch(redis, keys.keyRevoked, auth)
+  await revocations.ready()
+  let ingestion: Awaited<ReturnType<typeof startIngestion>>
+  try {
+    ingestion = await startIngestion({ db, objects: options.objects, redis, keys, log, limits: config.limits, auth })
+  } catch (error) {
+    revocations.close()
+    throw error
+  }
   let orm: Orm
   try {
     orm = options.orm ?? (await createOrm(db, INVESTIGATOR_ENTITIES))
   } catch (error) {
     ingestion.stop()
+    revocations.close()
     throw error
   }
   // Closed on stop only when opened here.
@@ -88,6 +101,8 @@ export async function startFront(options: FrontOptions): Promise<Front> {
       orm,
       investigationLeaseMs: config.investigations.leaseMs,
       objects: options.objects,
+      auth,
+      toolServer: config.toolServer,
     },
     restarts: config.restarts,
     metrics: config.ingressMetrics ? (options.metrics ?? scrapeMetrics) : undefined,
@@ -98,6 +113,7 @@ export async function startFront(options: FrontOptions): Promise<Front> {
   } catch (error) {
     ingestion.stop()
     hub.close()
+    revocations.close()
     await closeOrm()
     throw error
   }
@@ -108,6 +124,7 @@ export async function startFront(options: FrontOptions): Promise<Front> {
       await app.close()
       ingestion.stop()
       hub.close()
+      revocations.close()
       await closeOrm()
     },
   }

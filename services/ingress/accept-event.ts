@@ -5,7 +5,7 @@ import { IngestError } from './errors.js'
 import { storedEventId } from './event-id.js'
 import type { BacklogMonitor } from './backlog-monitor.js'
 import type { EventQueue } from './event-queue.js'
-import type { KeyAuthenticator } from './key-auth.js'
+import type { KeyAuthenticator } from '../../shared/key-auth.js'
 import { parseEvent } from './validate-event.js'
 
 export interface IngestDeps {

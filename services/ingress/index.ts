@@ -1,6 +1,6 @@
 /**
- * Starts ingestion's parts: the stream groups, the events queue, back-pressure, the recording
- * intake and key authentication. Its routes (routes.ts) go on the app the process composes
+ * Starts ingestion's parts: the stream groups, the events queue, back-pressure and the recording
+ * intake; key authentication is the process's, handed in. Its routes (routes.ts) go on the app the process composes
  * (bin/front/).
  */
 import type { Redis } from 'ioredis'
@@ -14,7 +14,7 @@ import { ensureGroup } from '../../shared/streams/groups.js'
 import { GROUPS, streamTopology } from '../../shared/topology.js'
 import { BacklogMonitor } from './backlog-monitor.js'
 import { EventQueue } from './event-queue.js'
-import { KeyAuthenticator } from './key-auth.js'
+import type { KeyAuthenticator } from '../../shared/key-auth.js'
 import { RecordingIntake } from './recording-intake.js'
 import type { IngestRouteDeps } from './routes.js'
 
@@ -28,6 +28,8 @@ export interface IngestionOptions {
   keys: StreamKeys
   log: Logger
   limits: Config['limits']
+  /** The process's key authenticator, shared with the web side (one cache, one revocation watch). */
+  auth: KeyAuthenticator
 }
 
 export interface Ingestion {
@@ -69,7 +71,7 @@ export async function startIngestion(options: IngestionOptions): Promise<Ingesti
   backlog.start()
   return {
     routes: {
-      auth: new KeyAuthenticator(options.db),
+      auth: options.auth,
       queue,
       backlog,
       log,

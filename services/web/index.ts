@@ -1,15 +1,19 @@
 /**
  * The web side: everything people and agents use besides ingestion. The setup-session API
- * (/api/v1/agent/...), the project API (/api/v1/projects/...) and the dashboard's pages, registered
+ * (/api/v1/agent/...), the project API (/api/v1/projects/...), the tool server (/mcp) and the
+ * dashboard's pages, registered
  * on the one uWS app the process composes (bin/front/), beside the ingestion routes.
  */
 import type uWS from 'uWebSockets.js'
+import type { ToolServerLimits } from '../../shared/config-tool-server.js'
+import type { KeyAuthenticator } from '../../shared/key-auth.js'
 import type { Logger } from '../../shared/log.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import type { Orm } from '../../shared/orm.js'
 import { registerAgentRoutes } from './agent-routes.js'
 import type { DashboardDeps } from './dashboard/deps.js'
 import { registerDashboardRoutes } from './dashboard/routes.js'
+import { registerToolServerRoutes } from './mcp/routes.js'
 import { registerRecordingApiRoutes } from './project-api/recording-routes.js'
 import { registerProjectApiRoutes } from './project-api/routes.js'
 import type { SetupDeps } from './setup/sessions.js'
@@ -35,6 +39,10 @@ export interface WebRouteDeps {
   investigationLeaseMs: number
   /** Where recording chunks are kept: the replay reads them. */
   objects: ObjectStore
+  /** The process's key authenticator: the api keys of the tool server and the project API. */
+  auth: KeyAuthenticator
+  /** What one api key may send to /mcp. */
+  toolServer: ToolServerLimits
 }
 
 /** Registers the setup-session API, the project API and the dashboard on app. */
@@ -51,10 +59,12 @@ export function registerWebRoutes(app: uWS.TemplatedApp, deps: WebRouteDeps): vo
     secureCookies: deps.dashboard.secureCookies,
     baseUrl: setup.baseUrl,
     dashboardOrigin: deps.dashboard.dashboardOrigin,
+    auth: deps.auth,
     track,
   }
   // Before the project API's catch-all 404 for /api/v1/projects/*.
   registerRecordingApiRoutes(app, { ...projectApi, objects: deps.objects })
   registerProjectApiRoutes(app, projectApi)
-  registerDashboardRoutes(app, { ...deps.dashboard, setup, log: deps.log, baseUrl: setup.baseUrl, codehost: setup.codehost, track, proxyHops, orm, investigationLeaseMs: deps.investigationLeaseMs, objects: deps.objects })
+  registerToolServerRoutes(app, { ...projectApi, limits: deps.toolServer, baseUrl: setup.baseUrl })
+  registerDashboardRoutes(app, { ...deps.dashboard, setup, log: deps.log, baseUrl: setup.baseUrl, codehost: setup.codehost, track, proxyHops, orm, investigationLeaseMs: deps.investigationLeaseMs, objects: deps.objects, auth: deps.auth })
 }

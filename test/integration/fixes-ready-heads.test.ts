@@ -31,7 +31,7 @@ async function fixesEnded(h: Harness, issueId: string, n: number): Promise<Fix[]
 /** A person presses "Fix this" on the issue. */
 async function pressFix(h: Harness, issueId: string): Promise<string> {
   await h.stack.db.query("INSERT INTO users (id, email, display_name) VALUES ($1, 'owner@shop.example', 'Owner') ON CONFLICT DO NOTHING", [OWNER])
-  return requestFix(h.orm, h.stack.redis, h.stack.keys, { issueId, projectId: h.stack.projectId, userId: OWNER, leaseMs: h.stack.config.investigations.leaseMs })
+  return requestFix(h.orm, h.stack.redis, h.stack.keys, { issueId, projectId: h.stack.projectId, trigger: 'manual', userId: OWNER, leaseMs: h.stack.config.investigations.leaseMs })
 }
 
 /** The same error comes back in a newer release: a regression, investigated and fixed by an automatic run. */

@@ -22,7 +22,7 @@ async function fixOf(h: Harness, issueId: string): Promise<Fix> {
 /** A person presses "Fix this" on the issue. */
 async function pressFix(h: Harness, issueId: string): Promise<string> {
   await h.stack.db.query("INSERT INTO users (id, email, display_name) VALUES ($1, 'owner@shop.example', 'Owner') ON CONFLICT DO NOTHING", [OWNER])
-  return requestFix(h.orm, h.stack.redis, h.stack.keys, { issueId, projectId: h.stack.projectId, userId: OWNER, leaseMs: h.stack.config.investigations.leaseMs })
+  return requestFix(h.orm, h.stack.redis, h.stack.keys, { issueId, projectId: h.stack.projectId, trigger: 'manual', userId: OWNER, leaseMs: h.stack.config.investigations.leaseMs })
 }
 
 async function fixRun(t: Test, fix: FixerOptions, options: HarnessOptions = {}, review: { veto?: boolean } = {}) {

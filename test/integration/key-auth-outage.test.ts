@@ -3,7 +3,7 @@ import { createDb } from '../../shared/db.js'
 import { generateKey } from '../../shared/keys.js'
 import { migrate } from '../../shared/migrate.js'
 import { applySeed, SEED_INGEST_KEY, SEED_PROJECT_ID } from '../../shared/seed.js'
-import { KeyAuthenticator } from '../../services/ingress/key-auth.js'
+import { KeyAuthenticator } from '../../shared/key-auth.js'
 import { createTestDatabase } from '../helpers/stack.js'
 import { refuseConnections } from '../helpers/pg-faults.js'
 

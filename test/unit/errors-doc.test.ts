@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { INGEST_ERRORS } from '../../services/ingress/errors.js'
+import { TOOL_SERVER_ERRORS } from '../../services/web/mcp/errors.js'
 import { PROJECT_API_ERRORS } from '../../services/web/project-api/errors.js'
 import { AGENT_ERRORS } from '../../services/web/setup/errors.js'
 
@@ -19,6 +20,7 @@ const CATALOGUES = [
   { name: 'ingestion', sections: /^(Ingestion|Source-map upload)/, catalogue: INGEST_ERRORS as Record<string, { status: number; message: string }> },
   { name: 'setup-session', sections: /^Setup sessions/, catalogue: AGENT_ERRORS as Record<string, { status: number; message: string }> },
   { name: 'project API', sections: /^Project API/, catalogue: PROJECT_API_ERRORS as Record<string, { status: number; message: string }> },
+  { name: 'tool server', sections: /^Tool server/, catalogue: TOOL_SERVER_ERRORS as Record<string, { status: number; message: string }> },
 ]
 
 for (const { name, sections, catalogue } of CATALOGUES) {

@@ -60,12 +60,16 @@ export async function readFix(orm: Orm, issueId: string): Promise<FixView | unde
 
 export type FixRequestResult = 'fix_started' | 'investigation_started' | 'in_flight'
 
+/** Who asks for a fix: a person (may open ready for review) or a coding agent over the tool server (drafts only: not a person's approval). */
+export type FixRequester = { trigger: 'manual'; userId: string } | { trigger: 'agent'; userId: null }
+
 /**
  * A person presses "Fix this": with a root cause already found, a fix starts at once (started by a
  * person: it may open ready for review); without one, an investigation starts, and the fix that
  * follows it is a person's too. Refused while an investigation or a fix of the issue is in flight.
+ * An agent's request runs the same way with the trigger agent, whose pull request opens as a draft.
  */
-export async function requestFix(orm: Orm, redis: Redis, keys: StreamKeys, request: { issueId: string; projectId: string; userId: string; leaseMs: number }): Promise<FixRequestResult> {
+export async function requestFix(orm: Orm, redis: Redis, keys: StreamKeys, request: { issueId: string; projectId: string; leaseMs: number } & FixRequester): Promise<FixRequestResult> {
   const em = orm.em.fork() as EntityManager
   const latest = await latestInvestigation(em, request.issueId)
   if (latest && ['queued', 'analyzing'].includes(latest.investigation.state)) return 'in_flight'
@@ -73,7 +77,7 @@ export async function requestFix(orm: Orm, redis: Redis, keys: StreamKeys, reque
     let fix: Fix | undefined
     try {
       fix = await em.transactional(async (tx) => {
-        const queued = await queueFix(tx, latest.investigation, request.leaseMs, { trigger: 'manual', requestedBy: request.userId })
+        const queued = await queueFix(tx, latest.investigation, request.leaseMs, { trigger: request.trigger, requestedBy: request.userId })
         if (queued) await setIssueStatus(tx, request.issueId, 'investigated', '', '')
         return queued
       })
@@ -86,6 +90,6 @@ export async function requestFix(orm: Orm, redis: Redis, keys: StreamKeys, reque
     await dispatchFix(redis, keys, fix.id)
     return 'fix_started'
   }
-  const started = await startInvestigation(orm, redis, keys, { issueId: request.issueId, projectId: request.projectId, trigger: 'manual', requestedBy: request.userId, leaseMs: request.leaseMs })
+  const started = await startInvestigation(orm, redis, keys, { issueId: request.issueId, projectId: request.projectId, trigger: request.trigger, requestedBy: request.userId ?? undefined, leaseMs: request.leaseMs })
   return started ? 'investigation_started' : 'in_flight'
 }

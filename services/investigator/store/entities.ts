@@ -12,7 +12,7 @@ export const OUTCOME_KINDS = ['investigated', 'insight', 'needs_human'] as const
 export type ActiveState = (typeof ACTIVE_STATES)[number]
 export type OutcomeKind = (typeof OUTCOME_KINDS)[number]
 export type InvestigationState = ActiveState | OutcomeKind
-export type InvestigationTrigger = 'auto' | 'regression' | 'manual'
+export type InvestigationTrigger = 'auto' | 'regression' | 'manual' | 'agent'
 
 export class Investigation {
   id: string = randomUUID()

@@ -9,7 +9,8 @@ import { BigIntType, EntitySchema } from '@mikro-orm/core'
 export const FIX_ACTIVE_STATES = ['queued', 'fixing'] as const
 export const FIX_FINAL_STATES = ['pr_draft', 'pr_created', 'needs_human'] as const
 export type FixState = (typeof FIX_ACTIVE_STATES)[number] | (typeof FIX_FINAL_STATES)[number]
-export type FixTrigger = 'auto' | 'manual'
+/** auto: after an automatic investigation; manual: a person asked; agent: a coding agent asked over the tool server (drafts only). */
+export type FixTrigger = 'auto' | 'manual' | 'agent'
 export type Delivery = 'draft' | 'limited_draft' | 'ready'
 export type EvidenceTier = 'setup' | 'E0' | 'E1' | 'E2'
 

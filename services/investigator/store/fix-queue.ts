@@ -14,8 +14,8 @@ export async function queueFix(tx: EntityManager, investigation: Investigation, 
     investigationId: investigation.id,
     issueId: investigation.issueId,
     projectId: investigation.projectId,
-    // An investigation a person asked for leads to a fix a person started.
-    trigger: request.trigger ?? (investigation.trigger === 'manual' ? 'manual' : 'auto'),
+    // An investigation a person (or an agent) asked for leads to a fix a person (an agent) started.
+    trigger: request.trigger ?? (investigation.trigger === 'manual' || investigation.trigger === 'agent' ? investigation.trigger : 'auto'),
     requestedBy: request.requestedBy ?? investigation.requestedBy,
     repo: investigation.repo,
     baseSha: investigation.commitSha,

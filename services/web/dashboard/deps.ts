@@ -1,4 +1,5 @@
 /** What the dashboard routes need from the composition root. */
+import type { KeyAuthenticator } from '../../../shared/key-auth.js'
 import type { Logger } from '../../../shared/log.js'
 import type { ObjectStore } from '../../../shared/object-store.js'
 import type { Orm } from '../../../shared/orm.js'
@@ -28,4 +29,6 @@ export interface DashboardDeps {
   investigationLeaseMs: number
   /** Where recording chunks are kept: the session page reads them for its timeline. */
   objects: ObjectStore
+  /** The process's key authenticator: a key revoked here is forgotten before the answer, not only when the broadcast comes back. */
+  auth: KeyAuthenticator
 }

@@ -18,7 +18,7 @@ export function registerFixRoutes(app: uWS.TemplatedApp, deps: DashboardDeps): v
     })
     if (!target) return
     const { userId, project, issue } = target
-    const result = await requestFix(deps.orm, deps.setup.redis, deps.setup.keys, { issueId: issue.id, projectId: project.id, userId, leaseMs: deps.investigationLeaseMs })
+    const result = await requestFix(deps.orm, deps.setup.redis, deps.setup.keys, { issueId: issue.id, projectId: project.id, trigger: 'manual', userId, leaseMs: deps.investigationLeaseMs })
     deps.log.info('fix requested', { project_id: project.id, issue_id: issue.id, user_id: userId, result })
     redirect(ctx.ex, `${target.issuePath}?fix=${result}`)
   })

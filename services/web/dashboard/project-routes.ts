@@ -6,6 +6,7 @@
 import type uWS from 'uWebSockets.js'
 import { readFix } from '../../investigator/fix/read.js'
 import { fixWithheld, readInvestigation, readNotInvestigated, requestInvestigation } from '../../investigator/investigation/read.js'
+import { listLinkedPullRequests } from '../mcp/pull-requests.js'
 import type { DashboardDeps } from './deps.js'
 import { issueForAction } from './issue-actions.js'
 import { getDailyCounts, getFacets, getIssueDetail, getLatestEvent, listRecentEvents } from './issue-queries.js'
@@ -72,7 +73,7 @@ export function registerProjectRoutes(app: uWS.TemplatedApp, deps: DashboardDeps
     if (!owned) return
     const issue = await getIssueDetail(db, owned.project.id, ctx.request.params[1]!)
     if (!issue) throw NO_ISSUE()
-    const [latest, facets, days, recent, sessions, view, fixView, note, ticketId] = await Promise.all([
+    const [latest, facets, days, recent, sessions, view, fixView, note, ticketId, linked] = await Promise.all([
       getLatestEvent(db, issue.id),
       getFacets(db, issue.id),
       getDailyCounts(db, issue.id),
@@ -82,6 +83,7 @@ export function registerProjectRoutes(app: uWS.TemplatedApp, deps: DashboardDeps
       readFix(deps.orm, issue.id),
       readNotInvestigated(deps.orm, issue),
       issue.kind === 'friction' ? getKnownProblemIdOfIssue(db, owned.project.id, issue.id) : undefined,
+      listLinkedPullRequests(db, owned.project.id, issue.id),
     ])
     const { query } = ctx.request
     const base = `/projects/${owned.project.id}/issues/${issue.id}`
@@ -89,7 +91,7 @@ export function registerProjectRoutes(app: uWS.TemplatedApp, deps: DashboardDeps
     const investigation = { view, issueKind: issue.kind, noise: issue.noise, note, requestPath: `${base}/investigate`, notice: NOTICES.find((n) => n === query.get('investigation')) }
     const fix = { view: fixView, issueKind: issue.kind, withheld: fixWithheld(issue, note), requestPath: `${base}/fix`, investigationActive: isActive(view), notice: FIX_NOTICES.find((n) => n === query.get('fix')) }
     const knownProblem = ticketId ? knownProblemPath(owned.project.id, ticketId) : undefined
-    sendPage(ctx.ex, 200, issuePage(ctx.viewer, owned.project, { issue, latest, facets, days, recent, sessions, investigation, fix, knownProblem }))
+    sendPage(ctx.ex, 200, issuePage(ctx.viewer, owned.project, { issue, latest, facets, days, recent, sessions, investigation, fix, knownProblem, linked }))
   })
 
   postForm(app, deps, '/projects/:id/issues/:issue_id/investigate', async (ctx) => {

@@ -2,10 +2,11 @@
  * The dashboard on the port's one uWS app: server-rendered pages, with no client-side script but
  * the replay's (served by us, on that page only). Sign-in, the setup approval page, and the
  * signed-in person's projects, issues (with the owner's Investigate and Fix this buttons), session
- * recordings, known problems and project settings.
+ * recordings, known problems, project settings and API keys.
  */
 import type uWS from 'uWebSockets.js'
 import { exchange } from '../../../shared/http/exchange.js'
+import { registerApiKeyRoutes } from './api-key-routes.js'
 import { registerApprovalRoutes } from './approval-routes.js'
 import { registerAuthRoutes } from './auth-routes.js'
 import type { DashboardDeps } from './deps.js'
@@ -33,4 +34,5 @@ export function registerDashboardRoutes(app: uWS.TemplatedApp, deps: DashboardDe
   registerKnownProblemRoutes(app, deps)
   registerFixRoutes(app, deps)
   registerSettingsRoutes(app, deps)
+  registerApiKeyRoutes(app, deps)
 }

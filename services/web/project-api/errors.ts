@@ -1,13 +1,16 @@
 /**
- * The project API's error catalogue (/api/v1/projects/...): what the tool server to come, and
- * anything else reading a project's issues or asking for a fix, is answered when it cannot be. Every answer that is not
+ * The project API's error catalogue (/api/v1/projects/...): what a coding agent (with the api key),
+ * the dashboard, and anything else reading a project's issues or asking for a fix, is answered when it cannot be. Every answer that is not
  * a success carries `code` and `message`. docs/errors.md is kept in step by a test.
  */
 import { CataloguedError, type ErrorDetail, type ErrorSpec } from '../../../shared/http/errors.js'
 
 /** Every code the project API answers with: status and what the client should do next. */
 export const PROJECT_API_ERRORS = {
-  not_signed_in: { status: 401, message: 'No dashboard session came with the request. Sign in to the dashboard, then send the request again with its session cookie.' },
+  not_signed_in: { status: 401, message: 'No dashboard session came with the request. Sign in to the dashboard, then send the request again with its session cookie, or send Authorization: Bearer <api key>.' },
+  key_malformed: { status: 401, message: 'The bearer token is not an api key (svc_ak_<id>_<secret>); it may be truncated. Copy the whole key again, or create one in Settings > API keys.' },
+  key_unknown: { status: 401, message: 'The api key is not known or was revoked. Create a new one in the dashboard under Settings > API keys and use it instead.' },
+  insufficient_scope: { status: 403, message: 'This key is not an api key (an ingest or source-map key cannot read the project API). Use the api key (svc_ak_...) from Settings > API keys.' },
   project_not_found: { status: 404, message: 'None of your projects has this id. Check the project id in the dashboard address; do not retry with the same one.' },
   issue_not_found: { status: 404, message: 'This project has no issue with this id. Check both ids: an issue belongs to exactly one project.' },
   recording_not_found: { status: 404, message: 'This project has no recording with this id (it may have passed its retention). Check both ids: a recording belongs to exactly one project.' },

@@ -10,12 +10,12 @@ import { gzip } from 'node:zlib'
 import type uWS from 'uWebSockets.js'
 import { exchange, statusLine, type Exchange } from '../../../shared/http/exchange.js'
 import { ObjectStoreUnavailable, type ObjectStore } from '../../../shared/object-store.js'
-import { getWebSession } from '../accounts/web-sessions.js'
 import { cookieName, parseCookies } from '../dashboard/cookies.js'
-import { getOwnProject, isUuid } from '../dashboard/project-queries.js'
+import { isUuid } from '../dashboard/project-queries.js'
 import { replayJson } from '../dashboard/recording-chunks.js'
 import { getRecording, listChunks } from '../dashboard/recording-queries.js'
 import { ProjectApiError } from './errors.js'
+import { projectCaller } from './caller.js'
 import { answer, type ProjectApiDeps } from './routes.js'
 
 const gzipAsync = promisify(gzip)
@@ -34,16 +34,12 @@ export function registerRecordingApiRoutes(app: uWS.TemplatedApp, deps: Recordin
     const ex = exchange(res)
     const projectId = req.getParameter(0) ?? ''
     const recordingId = req.getParameter(1) ?? ''
-    const token = parseCookies(req.getHeader('cookie')).get(cookieName('session', deps.secureCookies))
+    const credentials = { sessionToken: parseCookies(req.getHeader('cookie')).get(cookieName('session', deps.secureCookies)), authorization: req.getHeader('authorization') }
     const acceptsGzip = /\bgzip\b/i.test(req.getHeader('accept-encoding'))
     deps.track(
       answer(ex, deps.log, async () => {
-        const session = await getWebSession(deps.db, token)
-        if (!session) throw new ProjectApiError('not_signed_in')
-        if (!isUuid(projectId)) throw new ProjectApiError('invalid_id', { field: 'project_id' })
+        const project = { id: (await projectCaller(deps, credentials, projectId)).projectId }
         if (!isUuid(recordingId)) throw new ProjectApiError('invalid_id', { field: 'recording_id' })
-        const project = await getOwnProject(deps.db, session.user.id, projectId)
-        if (!project) throw new ProjectApiError('project_not_found')
         const recording = await getRecording(deps.db, project.id, recordingId)
         if (!recording) throw new ProjectApiError('recording_not_found')
         let body: string

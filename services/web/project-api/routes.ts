@@ -1,23 +1,24 @@
 /**
- * The project API (/api/v1/projects/...): what the tool server to come reads about a project's
- * issues, and the one action it takes ("Fix this"). For now a request is authenticated by the
- * dashboard's session cookie and answers only the project's owner, as the dashboard's pages do;
- * API-key bearer auth comes with the tool server.
+ * The project API (/api/v1/projects/...): a project's issues as JSON, and the one action ("Fix
+ * this"). A request is authenticated by the dashboard's session cookie (the project's owner, as the
+ * dashboard's pages) or by the project's api key as a bearer token (caller.ts); a fix an api key
+ * asks for is an agent's, delivered as a draft.
  */
 import type { Redis } from 'ioredis'
 import type uWS from 'uWebSockets.js'
 import { isDatabaseOutage, type Db } from '../../../shared/db.js'
 import { exchange, send, sendError, type Exchange } from '../../../shared/http/exchange.js'
 import type { Logger } from '../../../shared/log.js'
+import type { KeyAuthenticator } from '../../../shared/key-auth.js'
 import type { Orm } from '../../../shared/orm.js'
 import type { StreamKeys } from '../../../shared/redis.js'
 import { readFix, requestFix } from '../../investigator/fix/read.js'
 import { readInvestigation, readNotInvestigated } from '../../investigator/investigation/read.js'
-import { getWebSession } from '../accounts/web-sessions.js'
 import { cookieName, parseCookies } from '../dashboard/cookies.js'
 import { getIssueDetail, type IssueDetail } from '../dashboard/issue-queries.js'
-import { getOwnProject, isUuid, type ProjectFacts } from '../dashboard/project-queries.js'
+import { isUuid } from '../dashboard/project-queries.js'
 import { isSameOriginPost } from '../dashboard/viewer.js'
+import { projectCaller, type Caller } from './caller.js'
 import { ProjectApiError } from './errors.js'
 
 /** What the project API needs from the composition root. */
@@ -36,6 +37,8 @@ export interface ProjectApiDeps {
   /** The service's address and DASHBOARD_ORIGIN: the origins an action may come from in a browser. */
   baseUrl: string
   dashboardOrigin: string | undefined
+  /** The process's key authenticator: an api key is accepted as a bearer token beside the cookie. */
+  auth: KeyAuthenticator
   /** Counts a request in flight, so a graceful stop lets it answer. */
   track(work: Promise<void>): void
 }
@@ -45,6 +48,7 @@ interface ApiRequest {
   projectId: string
   issueId: string
   token: string | undefined
+  authorization: string
   origin: string
   fetchSite: string
   host: string
@@ -103,13 +107,14 @@ export function registerProjectApiRoutes(app: uWS.TemplatedApp, deps: ProjectApi
     res.onData(() => {})
     deps.track(
       answer(ex, deps.log, async () => {
-        // The session cookie goes along with any post a browser makes, so one from another site's page is refused.
-        if (!isSameOriginPost(deps, request)) throw new ProjectApiError('cross_site_request')
-        const { userId, project, issue } = await ownIssue(deps, request)
+        // The session cookie goes along with any post a browser makes, so one from another site's page is
+        // refused; a bearer key is never sent by a browser on its own.
+        if (!request.authorization && !isSameOriginPost(deps, request)) throw new ProjectApiError('cross_site_request')
+        const { caller, issue } = await ownIssue(deps, request)
         if (issue.kind !== 'error') throw new ProjectApiError('not_an_error')
         if (issue.noise !== '') throw new ProjectApiError('noise_issue')
-        const result = await requestFix(deps.orm, deps.redis, deps.keys, { issueId: issue.id, projectId: project.id, userId, leaseMs: deps.investigationLeaseMs })
-        deps.log.info('fix requested', { project_id: project.id, issue_id: issue.id, user_id: userId, result, via: 'project_api' })
+        const result = await requestFix(deps.orm, deps.redis, deps.keys, { issueId: issue.id, projectId: caller.projectId, leaseMs: deps.investigationLeaseMs, ...caller.requester })
+        deps.log.info('fix requested', { project_id: caller.projectId, issue_id: issue.id, user_id: caller.requester.userId, trigger: caller.requester.trigger, result, via: 'project_api' })
         if (result === 'in_flight') throw new ProjectApiError('in_flight')
         send(ex, 202, JSON.stringify({ result }), NO_STORE)
       }),
@@ -124,6 +129,7 @@ function readApiRequest(req: uWS.HttpRequest, deps: ProjectApiDeps): ApiRequest 
     projectId: req.getParameter(0) ?? '',
     issueId: req.getParameter(1) ?? '',
     token: parseCookies(req.getHeader('cookie')).get(cookieName('session', deps.secureCookies)),
+    authorization: req.getHeader('authorization'),
     origin: req.getHeader('origin'),
     fetchSite: req.getHeader('sec-fetch-site'),
     host: req.getHeader('host'),
@@ -131,20 +137,16 @@ function readApiRequest(req: uWS.HttpRequest, deps: ProjectApiDeps): ApiRequest 
 }
 
 /**
- * The signed-in owner's project and issue the request names. Ids are checked for form after sign-in
- * (a malformed one is the client's mistake, not a probe); another person's project and an issue of
- * another project are both "not found".
+ * The caller's project and the issue the request names. Ids are checked for form after the
+ * credential (a malformed one is the client's mistake, not a probe); another person's project, a
+ * project other than the key's, and an issue of another project are all "not found".
  */
-async function ownIssue(deps: ProjectApiDeps, request: ApiRequest): Promise<{ userId: string; project: ProjectFacts; issue: IssueDetail }> {
-  const session = await getWebSession(deps.db, request.token)
-  if (!session) throw new ProjectApiError('not_signed_in')
-  if (!isUuid(request.projectId)) throw new ProjectApiError('invalid_id', { field: 'project_id' })
+async function ownIssue(deps: ProjectApiDeps, request: ApiRequest): Promise<{ caller: Caller; issue: IssueDetail }> {
+  const caller = await projectCaller(deps, { sessionToken: request.token, authorization: request.authorization }, request.projectId)
   if (!isUuid(request.issueId)) throw new ProjectApiError('invalid_id', { field: 'issue_id' })
-  const project = await getOwnProject(deps.db, session.user.id, request.projectId)
-  if (!project) throw new ProjectApiError('project_not_found')
-  const issue = await getIssueDetail(deps.db, project.id, request.issueId)
+  const issue = await getIssueDetail(deps.db, caller.projectId, request.issueId)
   if (!issue) throw new ProjectApiError('issue_not_found')
-  return { userId: session.user.id, project, issue }
+  return { caller, issue }
 }
 
 /** Runs a route, turning every failure into a catalogued answer; nothing escapes. */

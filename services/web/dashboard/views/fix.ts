@@ -45,7 +45,7 @@ const STATES: Readonly<Record<string, string>> = {
   needs_human: 'The fix stopped.',
 }
 
-const TRIGGERS: Readonly<Record<string, string>> = { auto: 'automatic', manual: 'started by a person' }
+const TRIGGERS: Readonly<Record<string, string>> = { auto: 'automatic', manual: 'started by a person', agent: 'asked for by a coding agent (draft only)' }
 
 const DELIVERIES: Readonly<Record<string, string>> = { draft: 'draft', ready: 'ready for review', limited_draft: 'limited draft — not verified' }
 

@@ -36,7 +36,7 @@ const NOTICES: Readonly<Record<InvestigationNotice, string>> = {
   in_flight: 'An investigation of this issue is already in progress, so no other was started. Its outcome appears here when it ends.',
 }
 
-const TRIGGERS: Readonly<Record<string, string>> = { auto: 'automatic', regression: 'the issue came back', manual: 'asked for by a person' }
+const TRIGGERS: Readonly<Record<string, string>> = { auto: 'automatic', regression: 'the issue came back', manual: 'asked for by a person', agent: 'asked for by a coding agent' }
 
 /** Token counts as people read them (12,345). */
 export const NUMBER = new Intl.NumberFormat('en-US')

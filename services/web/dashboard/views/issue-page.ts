@@ -5,6 +5,7 @@
  * happens, and the raw messages of its latest events (the title replaces one user's data).
  */
 import { html, type SafeHtml } from '../html.js'
+import type { LinkedPullRequest } from '../../mcp/pull-requests.js'
 import type { DayCount, Facets, IssueDetail, LatestEvent, RecentEvent } from '../issue-queries.js'
 import type { ProjectFacts } from '../project-queries.js'
 import type { IssueSession } from '../recording-queries.js'
@@ -16,6 +17,7 @@ import { dailyChart, facetsSection } from './facets.js'
 import { fixSection, type FixPanel } from './fix.js'
 import { stackSection } from './frames.js'
 import { investigationSection, type InvestigationPanel } from './investigation.js'
+import { linkedPullRequestsSection } from './linked-pull-requests.js'
 import { when } from './layout.js'
 import { noiseBadge, projectFrame } from './projects.js'
 import { sessionsSection } from './recording-sessions.js'
@@ -32,6 +34,8 @@ export interface IssuePageData {
   fix: FixPanel
   /** A friction-kind issue's known problem page, when it has one. */
   knownProblem?: string | undefined
+  /** Pull requests coding agents opened and linked (link_pull_request). */
+  linked?: readonly LinkedPullRequest[]
 }
 
 /** How well the issue's title and culprit read in source terms (issues.detail_quality). */
@@ -61,6 +65,7 @@ ${data.knownProblem ? html`<p class="notice known-problem-link">Friction seen in
 </dl>
 ${investigationSection(viewer, data.investigation)}
 ${fixSection(viewer, data.fix)}
+${linkedPullRequestsSection(data.linked ?? [])}
 <h2>Events per day</h2>
 ${dailyChart(data.days)}
 <h2>Latest event</h2>

@@ -121,6 +121,7 @@ export function settingsPage(viewer: Viewer, project: ProjectFacts, state: Setti
     'settings',
     'Settings',
     html`<h1>Settings</h1>
+<p class="settings-links"><a href="/projects/${project.id}/settings/api-keys">API keys</a>: create and revoke the project's keys.</p>
 ${state.saved ? html`<p class="notice" role="status">${savedText(project, state.saved)}</p>` : ''}
 ${repositorySection(viewer, project, state)}
 ${fixesSection(viewer, project)}`,

@@ -1,13 +1,21 @@
 /**
- * Authenticates presented keys for the ingress. Lookups are cached briefly per key id, and a key
+ * Authenticates presented keys, for ingestion and the web side alike (one instance per process or
+ * ingress thread, so one cache). Lookups are cached briefly per key id, and a key
  * that verified is remembered whole for the same time, so the hot path is one map lookup: no
  * hash, no database round trip. Concurrent misses for one id share a query. While the database is
  * unreachable, a token that verified before keeps verifying (past its cache period), so a
  * database restart or failover does not stop ingestion; a token never seen gets 503.
+ *
+ * Revocation takes effect at once: the revoking process publishes the key's id after its commit
+ * (publishKeyRevoked), and every process's RevocationWatch makes its authenticator forget the id for
+ * good. A watch that lost its connection may have missed a message, so when it is back it drops
+ * every cached lookup; the cache period bounds what a process that never hears of it can miss.
  */
-import { isDatabaseOutage, type Db } from '../../shared/db.js'
-import { parseKey, secretMatches, type KeyKind } from '../../shared/keys.js'
-import { SECOND } from '../../shared/time.js'
+import type { Redis } from 'ioredis'
+import { isDatabaseOutage, type Db } from './db.js'
+import { parseKey, secretMatches, type KeyKind } from './keys.js'
+import { watchConnection } from './redis.js'
+import { SECOND } from './time.js'
 
 export type AuthResult =
   | { ok: true; keyId: string; projectId: string; kind: KeyKind }
@@ -32,6 +40,8 @@ export class KeyAuthenticator {
   readonly #inflight = new Map<string, Promise<StoredKey | undefined>>()
   /** Tokens that verified, with what they verified as; only successes, so garbage cannot fill it. */
   readonly #verified = new Map<string, { key: StoredKey & { id: string }; until: number }>()
+  /** Ids revoked while this process ran: never answered again, whatever a lookup in flight returns. */
+  readonly #revoked = new Set<string>()
 
   /** cacheMs: how long a lookup is trusted (tests shorten it). */
   constructor(db: Db, options: { cacheMs?: number } = {}) {
@@ -43,7 +53,7 @@ export class KeyAuthenticator {
   cached(token: string | undefined, required: KeyKind): AuthResult | undefined {
     if (!token) return undefined
     const hit = this.#verified.get(token)
-    if (!hit || hit.until <= Date.now()) return undefined
+    if (!hit || hit.until <= Date.now() || this.#revoked.has(hit.key.id)) return undefined
     return result(hit.key, required)
   }
 
@@ -54,6 +64,7 @@ export class KeyAuthenticator {
     if (!token) return { ok: false, code: 'key_missing' }
     const parsed = parseKey(token)
     if (!parsed) return { ok: false, code: 'key_malformed' }
+    if (this.#revoked.has(parsed.id)) return { ok: false, code: 'key_unknown' }
     let stored: StoredKey | undefined
     try {
       stored = await this.#lookup(parsed.id)
@@ -64,13 +75,30 @@ export class KeyAuthenticator {
       const stale = this.#verified.get(token)
       return stale ? result(stale.key, required) : { ok: false, code: 'key_check_unavailable' }
     }
-    if (!stored || stored.kind !== parsed.kind || !secretMatches(parsed.secret, stored.secretHash)) {
+    if (!stored || this.#revoked.has(parsed.id) || stored.kind !== parsed.kind || !secretMatches(parsed.secret, stored.secretHash)) {
       return { ok: false, code: 'key_unknown' }
     }
     const key = { ...stored, id: parsed.id }
     if (this.#verified.size >= CACHE_MAX) this.#verified.delete(this.#verified.keys().next().value!)
     this.#verified.set(token, { key, until: this.#cache.get(parsed.id)?.until ?? Date.now() + this.#ttlMs })
     return result(key, required)
+  }
+
+  /** Forgets a revoked key for good: its cached lookup, the tokens that verified with it, any lookup in flight. */
+  forget(id: string): void {
+    if (this.#revoked.size >= CACHE_MAX) this.#revoked.delete(this.#revoked.values().next().value!)
+    this.#revoked.add(id)
+    this.#cache.delete(id)
+    for (const [token, hit] of this.#verified) if (hit.key.id === id) this.#verified.delete(token)
+  }
+
+  /**
+   * Drops every cached lookup, so the next request of each key reads the database (after a missed
+   * revocation message could have been sent). Tokens that verified stay for a database outage only.
+   */
+  forgetAll(): void {
+    this.#cache.clear()
+    for (const hit of this.#verified.values()) hit.until = 0
   }
 
   async #lookup(id: string): Promise<StoredKey | undefined> {
@@ -101,4 +129,41 @@ export class KeyAuthenticator {
 function result(key: StoredKey & { id: string }, required: KeyKind): AuthResult {
   if (key.kind !== required) return { ok: false, code: 'insufficient_scope' }
   return { ok: true, keyId: key.id, projectId: key.projectId, kind: key.kind }
+}
+
+/** Tells every process that a key was revoked; call after the revocation committed. */
+export async function publishKeyRevoked(redis: Redis, channel: string, keyId: string): Promise<void> {
+  await redis.publish(channel, keyId)
+}
+
+/**
+ * Listens for revocations on a subscriber connection of its own and makes the authenticator forget
+ * each revoked id; after a reconnect it drops every cached lookup (messages sent meanwhile are lost).
+ */
+export class RevocationWatch {
+  readonly #sub: Redis
+  readonly #ready: Promise<unknown>
+
+  constructor(redis: Redis, channel: string, auth: KeyAuthenticator) {
+    // A subscribed connection can run nothing else; ioredis resubscribes after a reconnect.
+    this.#sub = watchConnection(redis.duplicate({ enableAutoPipelining: false }))
+    this.#sub.on('error', () => {}) // reconnects on its own; the cache period bounds what it misses meanwhile
+    this.#sub.on('message', (_channel: string, id: string) => auth.forget(id))
+    let connected = false
+    this.#sub.on('ready', () => {
+      if (connected) auth.forgetAll()
+      connected = true
+    })
+    this.#ready = this.#sub.subscribe(channel).catch(() => undefined)
+  }
+
+  /** Resolves once subscribed (or once the first attempt failed: it keeps trying on its own). */
+  ready(): Promise<unknown> {
+    return this.#ready
+  }
+
+  /** Closes the subscriber connection. */
+  close(): void {
+    this.#sub.disconnect()
+  }
 }

@@ -1,0 +1,23 @@
+/**
+ * The tool server's tools, in the order clients list them. Each is one definition (tool.ts) with
+ * its input schema in schemas/mcp-*.json; adding a tool is a file here and a line below.
+ */
+import type { ToolDefinition } from '../tool.js'
+import { getIssue } from './get-issue.js'
+import { getSetupState } from './get-setup-state.js'
+import { linkPullRequestTool } from './link-pull-request.js'
+import { listIssueEvents } from './list-issue-events.js'
+import { listIssues } from './list-issues.js'
+import { listKnownProblemsTool } from './list-known-problems.js'
+import { startFix } from './start-fix.js'
+
+export const TOOLS: readonly ToolDefinition[] = [
+  listIssues,
+  getIssue,
+  listIssueEvents,
+  listKnownProblemsTool,
+  getSetupState,
+  // get_latest_digest goes here (tools/get-latest-digest.ts over the digester's read, issue 23).
+  startFix,
+  linkPullRequestTool,
+]
