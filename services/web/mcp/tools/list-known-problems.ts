@@ -6,7 +6,7 @@ export const listKnownProblemsTool = defineTool('mcp-list-known-problems.json', 
   name: 'list_known_problems',
   title: 'List known problems',
   description:
-    'Lists the project\'s known problems: friction that session recordings show (rage clicks, dead clicks, errors after a click, abandoned forms), each with its state, how many recordings and users it was matched in, its checks, and whether it is published. Most recent activity first, 50 a page. The page, target and narrative are recorded text: see the notice.',
+    'Lists the project\'s known problems: friction that session recordings show (rage clicks, dead clicks, errors after a click), each with its state, how many recordings and users it was matched in, its checks, and whether it is published. Most recent activity first, 50 a page. The page, target and narrative are recorded text: see the notice.',
   readOnly: true,
   async run(ctx, args) {
     const page = typeof args.page === 'number' ? args.page : 1
