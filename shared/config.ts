@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { parseEnv } from 'node:util'
 import { embeddingsConfig, type EmbeddingsConfig } from './config-embeddings.js'
+import { digestConfig, type DigestSettings } from './config-digest.js'
 import { frictionConfig, type FrictionLimits } from './config-friction.js'
 import { objectStore, type ObjectStoreConfig } from './config-object-store.js'
 import { pluginsConfig, type PluginsConfig } from './config-plugins.js'
@@ -63,6 +64,8 @@ export interface Config {
   readonly embeddings: EmbeddingsConfig
   /** The matcher's fleet-wide caps on scan and match, and on confirm (FRICTION_*_MAX_CONCURRENT). */
   readonly friction: FrictionLimits
+  /** The digester's cap, check delay and sweep interval (DIGEST_*). */
+  readonly digest: DigestSettings
   /** How often `svc up` restarted this process after it exited on its own (SVC_RESTARTS, set by svc up); shown by /health. */
   readonly restarts: number
 }
@@ -143,7 +146,7 @@ export interface Secrets {
   readonly codehostAppClientSecret: string | undefined
 }
 
-export const SERVICE_NAMES = ['grouper', 'investigator', 'recorder', 'matcher'] as const
+export const SERVICE_NAMES = ['grouper', 'investigator', 'recorder', 'matcher', 'digester'] as const
 export type ServiceName = (typeof SERVICE_NAMES)[number]
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent']
@@ -257,6 +260,7 @@ export function loadConfig(env: Env = readEnv()): Config {
     plugins: pluginsConfig(env),
     embeddings: embeddingsConfig(env),
     friction: frictionConfig(env),
+    digest: digestConfig(env),
     restarts: int(env, 'SVC_RESTARTS', 0, 0),
   }
   return deepFreeze(config)
