@@ -39,16 +39,17 @@ export interface StepDeps {
 
 /**
  * Where a digest's window starts: the end of the latest window of the project's digests that were
- * delivered (or kept, or had nothing to say) or are on their way, never more than 7 days back.
+ * delivered (or kept, or had nothing to say) or are on their way; without one, the start of the
+ * earliest undelivered one (its items were never sent), else 24 hours back; never more than 7 days back.
  */
 async function windowStartOf(db: Queryable, digest: Digest, now: Date): Promise<Date> {
-  const { rows } = await db.query<{ end: Date | null }>(
-    `SELECT max(window_end) AS end FROM digests WHERE project_id = $1 AND id <> $2 AND window_end IS NOT NULL AND state <> 'undelivered'`,
+  const { rows } = await db.query<{ sent_end: Date | null; lost_start: Date | null }>(
+    `SELECT max(window_end) FILTER (WHERE state <> 'undelivered') AS sent_end, min(window_start) FILTER (WHERE state = 'undelivered') AS lost_start
+       FROM digests WHERE project_id = $1 AND id <> $2 AND window_end IS NOT NULL`,
     [digest.projectId, digest.id],
   )
-  const end = rows[0]?.end ?? new Date(now.getTime() - FALLBACK_WINDOW)
-  const start = Math.max(end.getTime(), now.getTime() - LONGEST_WINDOW)
-  return new Date(Math.min(start, now.getTime()))
+  const start = rows[0]?.sent_end ?? rows[0]?.lost_start ?? new Date(now.getTime() - FALLBACK_WINDOW)
+  return new Date(Math.min(Math.max(start.getTime(), now.getTime() - LONGEST_WINDOW), now.getTime()))
 }
 
 /** Write: picks the window's entries, freezes their facts and writes the text; the check is due checkDelay later (longer on a retried write). */

@@ -29,8 +29,8 @@ export interface DigestHarness {
   model: ModelServer | undefined
   /** Starts a digester (a worker's) on the stack with the harness's clock; stopped with the test. */
   digester(options?: { model?: boolean }): Promise<Digester>
-  /** A new project in zone with chat connected to a new webhook of the receiver; answers its id and webhook path. */
-  project(name: string, zone: string, chat?: 'ok' | 'invalid_token' | 'none'): Promise<{ id: string; hook: string }>
+  /** A new project in zone with chat connected to a new webhook of the receiver; answers its id, webhook path and URL. */
+  project(name: string, zone: string, chat?: 'ok' | 'invalid_token' | 'server_error' | 'none'): Promise<{ id: string; hook: string; url: string }>
   /** An error issue whose investigation completed at `at` (and optionally a draft fix with its pull request). */
   completed(projectId: string, options: { title: string; users: number; at: Date; fix?: { number: number } }): Promise<string>
   /** The posts that reached one webhook path, as their text. */
@@ -41,14 +41,14 @@ export interface DigestHarness {
 }
 
 /** Starts the stack, the chat receiver and, when a script is given, the model server. */
-export async function startDigestHarness(t: Test, options: { start: string; script?: Script } = { start: '2026-06-10T06:00:00Z' }): Promise<DigestHarness> {
-  const stack = await startTestStack(t, { ingress: false, worker: false, env: { SVC_STREAM_LEASE_MS: '1000', SVC_STREAM_RETRY_BASE_MS: '50', DIGEST_CHECK_MINUTES: '10' } })
+export async function startDigestHarness(t: Test, options: { start: string; script?: Script; ingress?: boolean } = { start: '2026-06-10T06:00:00Z' }): Promise<DigestHarness> {
+  const log = createLogger('silent')
+  const chat = await loadPlugin('chat', 'chat-slack', { allowPrivateAddresses: true }, { log })
+  const stack = await startTestStack(t, { ingress: options.ingress ?? false, worker: false, plugins: { codehost: undefined, chat }, env: { SVC_STREAM_LEASE_MS: '1000', SVC_STREAM_RETRY_BASE_MS: '50', DIGEST_CHECK_MINUTES: '10' } })
   await seededByHand(stack.db)
   const clock = new ManualClock(options.start)
   const chatReceiver = await startChatLoopback()
   t.teardown(() => chatReceiver.close())
-  const log = createLogger('silent')
-  const chat = await loadPlugin('chat', 'chat-slack', { allowPrivateAddresses: true }, { log })
   let model: ModelServer | undefined
   let modelPlugin: ModelPlugin | undefined
   if (options.script) {
@@ -75,7 +75,7 @@ export async function startDigestHarness(t: Test, options: { start: string; scri
     async project(name, zone, answer = 'ok') {
       const webhook = answer === 'none' ? '' : chatReceiver.webhook(answer)
       const { rows } = await stack.db.query<{ id: string }>(`INSERT INTO projects (name, timezone, chat_webhook_url, chat_connected_at) VALUES ($1, $2, $3, CASE WHEN $3 = '' THEN NULL ELSE now() END) RETURNING id`, [name, zone, webhook])
-      return { id: rows[0]!.id, hook: webhook === '' ? '' : new URL(webhook).pathname }
+      return { id: rows[0]!.id, hook: webhook === '' ? '' : new URL(webhook).pathname, url: webhook }
     },
     async completed(projectId, { title, users, at, fix }) {
       const issue = randomUUID()
