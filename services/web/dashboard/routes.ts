@@ -9,6 +9,7 @@ import { exchange } from '../../../shared/http/exchange.js'
 import { registerApprovalRoutes } from './approval-routes.js'
 import { registerAuthRoutes } from './auth-routes.js'
 import type { DashboardDeps } from './deps.js'
+import { registerDigestRoutes } from './digest-routes.js'
 import { registerFixRoutes } from './fix-routes.js'
 import { registerKnownProblemRoutes } from './known-problem-routes.js'
 import { registerProjectRoutes } from './project-routes.js'
@@ -29,6 +30,7 @@ export function registerDashboardRoutes(app: uWS.TemplatedApp, deps: DashboardDe
   registerProjectRoutes(app, deps)
   registerRecordingRoutes(app, deps)
   registerKnownProblemRoutes(app, deps)
+  registerDigestRoutes(app, deps)
   registerFixRoutes(app, deps)
   registerSettingsRoutes(app, deps)
 }
