@@ -7,6 +7,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { claimRow, LeasedRecord, type ClaimOptions, type JobClaim } from '../../shared/jobs/index.js'
 import type { Orm } from '../../shared/orm.js'
+import { countDigestEnd } from './metrics.js'
 import { Digest, DigestItem, type DigestStep } from './store/entities.js'
 
 type Apply = (tx: EntityManager, row: Digest) => Promise<void> | void
@@ -79,6 +80,8 @@ export class DigestRecord extends LeasedRecord<Digest> {
         row.errorCode = end.code
         row.error = end.message.slice(0, 2000)
       }
+    }).then(() => {
+      if (end.state !== 'queued') countDigestEnd(end.state)
     })
   }
 }

@@ -11,6 +11,7 @@ import type { ModelPlugin } from '../../shared/plugins/model-types.js'
 import type { ChatPlugin } from '../../shared/plugins/types.js'
 import { DAY, HOUR, MINUTE } from '../../shared/time.js'
 import { checkWritten } from './check.js'
+import { countCheckedItems } from './metrics.js'
 import type { Clock } from './clock.js'
 import { composeMessage, mechanicalLine } from './compose.js'
 import type { DigestEnd, DigestRecord } from './job-record.js'
@@ -109,6 +110,8 @@ export async function checkStep(deps: StepDeps, record: DigestRecord, signal: Ab
       row.payload = payload
       row.checkedAt = checkedAt
     })
+    const written = verdicts.filter((verdict) => verdict.ok).length
+    countCheckedItems(written, verdicts.length - written)
   }
   return deliverStep(deps, record, signal)
 }
