@@ -48,6 +48,8 @@ export interface Digester extends HostedService {
 
 /** Rows one pass handles at most: the rest wait for the next pass, seconds later. */
 const PER_PASS = 500
+/** Consumer loops one process runs at most. */
+const MAX_LOOPS = 8
 
 /** Creates the digester service (not yet started). */
 export function createDigester(deps: DigesterDeps): Digester {
@@ -76,7 +78,11 @@ export function createDigester(deps: DigesterDeps): Digester {
   sweeper.on('error', (error: unknown) => log.warn('digest sweep failed', { error }))
 
   const runner = (holder: string): RunnerDeps => ({ orm: deps.orm, slots, leaseMs, log, holder, stopping: host.stopping })
-  const consumers = Array.from({ length: Math.max(1, deps.timing.consumersPerProcess) }, (_, i) => {
+  // A step mostly waits on round trips (PostgreSQL, the chat, the model), so a process runs as many
+  // loops as the fleet cap allows (at most 8), not just SVC_STREAM_CONSUMERS: the 09:00 peak of a
+  // zone with thousands of projects is a queue of short steps.
+  const loops = Math.max(1, deps.timing.consumersPerProcess, Math.min(deps.settings.maxConcurrent, MAX_LOOPS))
+  const consumers = Array.from({ length: loops }, (_, i) => {
     const holder = `${name}-${i}`
     const reader = new StreamConsumer({
       redis: deps.redis,

@@ -37,6 +37,6 @@ t.test('a worker hosting the digester delivers a project\'s digest on its own sw
   t.match(posted.body, { text: /^Daily digest for Shop, 2026-06-10: 1 update since the last digest\.\n\n• "TypeError: x is undefined": the cause was found in your code; 8 users affected\./ })
 
   const health = await (await fetch(`http://127.0.0.1:${worker.healthPort}/health`)).text()
-  t.match(health, /digests: running=\d+ max_concurrent=2 writer=mechanical \(no model\) chat=plugin loaded/)
+  t.match(health, /digests: running=\d+ max_concurrent=4 writer=mechanical \(no model\) chat=plugin loaded/)
   t.match(health, /digests: queued=0 running=0 undelivered=0/)
 })

@@ -1,6 +1,7 @@
 /**
- * The project settings page and its two forms: the repository (checked with the code host when
- * there is one) and the limited-draft opt-in. Only the project's owner sees the page or may post.
+ * The project settings page and its forms: the repository (checked with the code host when
+ * there is one), the limited-draft opt-in and the daily digest's time zone. Only the project's
+ * owner sees the page or may post.
  */
 import type uWS from 'uWebSockets.js'
 import type { DashboardDeps } from './deps.js'
