@@ -29,9 +29,17 @@ export function escapeChat(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 }
 
+/**
+ * A title (event text) as inline code: chat tools neither link an address nor format text inside
+ * it, so an error message cannot put a clickable link or a mention in the team's channel.
+ */
+export function quotedTitle(title: string): string {
+  return `\`${title.replace(/`/g, "'")}\``
+}
+
 /** One entry as a plain line from its facts alone. */
 export function mechanicalLine(item: Omit<ItemFacts, 'position'>): string {
-  const what = item.subject === 'known_problem' ? `Known problem "${item.title}"` : `"${item.title}"`
+  const what = item.subject === 'known_problem' ? `Known problem ${quotedTitle(item.title)}` : quotedTitle(item.title)
   const users = `${item.users} ${item.users === 1 ? 'user' : 'users'} affected`
   const pr = item.prUrl ? ` Pull request: ${item.prUrl}` : ''
   const details = item.links.find((link) => link.url !== item.prUrl)

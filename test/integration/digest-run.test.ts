@@ -42,7 +42,7 @@ t.test('a written paragraph with a wrong number falls back to its mechanical lin
     sent,
     'Daily digest for Shop, 2026-06-10: 2 updates since the last digest.\n\n' +
       '• The cart broke for 14 people; a draft fix waits for review: https://github.com/acme/shop/pull/42\n\n' +
-      `• "RangeError: invalid date &lt;!channel&gt;": the cause was found in your code; 3 users affected. Details: https://svc.example.com/projects/${project.id}/issues/${(await h.stack.db.query<{ id: string }>(`SELECT id FROM issues WHERE title LIKE 'RangeError%'`)).rows[0]!.id}`,
+      `• \`RangeError: invalid date &lt;!channel&gt;\`: the cause was found in your code; 3 users affected. Details: https://svc.example.com/projects/${project.id}/issues/${(await h.stack.db.query<{ id: string }>(`SELECT id FROM issues WHERE title LIKE 'RangeError%'`)).rows[0]!.id}`,
     'item 1 as written, item 2 as its mechanical line, the mention escaped',
   )
   const { rows: items } = await h.stack.db.query<{ position: number; check_result: string; check_reason: string }>(`SELECT position, check_result, check_reason FROM digest_items ORDER BY position`)

@@ -33,7 +33,7 @@ t.test('each project gets its digest a little after 09:00 in its own time zone, 
   h.clock.advance(1 * MINUTE)
   await h.settle(digester)
   const [sent] = h.posts(berlin.hook)
-  t.match(sent, /^Daily digest for Berlin shop, 2026-06-10: 1 update since the last digest\.\n\n• "TypeError: cart is undefined": a fix is proposed in a draft pull request; 14 users affected\. Pull request: https:\/\/github\.com\/acme\/shop\/pull\/42 Details: https:\/\/svc\.example\.com\/projects\/[0-9a-f-]+\/issues\/[0-9a-f-]+$/, 'Berlin receives its digest after the check')
+  t.match(sent, /^Daily digest for Berlin shop, 2026-06-10: 1 update since the last digest\.\n\n• `TypeError: cart is undefined`: a fix is proposed in a draft pull request; 14 users affected\. Pull request: https:\/\/github\.com\/acme\/shop\/pull\/42 Details: https:\/\/svc\.example\.com\/projects\/[0-9a-f-]+\/issues\/[0-9a-f-]+$/, 'Berlin receives its digest after the check')
   t.match(await h.digests(berlin.id), [{ state: 'delivered', payload: sent }], 'delivered, the payload stored as sent')
 
   h.clock.set('2026-06-10T13:00:10Z')
@@ -41,7 +41,7 @@ t.test('each project gets its digest a little after 09:00 in its own time zone, 
   h.clock.advance(10 * MINUTE)
   await h.settle(digester)
   t.equal(h.posts(york.hook).length, 1, 'New York receives its own at 09:00 New York time')
-  t.match(h.posts(york.hook)[0], /"RangeError: invalid date": the cause was found in your code; 3 users affected\./)
+  t.match(h.posts(york.hook)[0], /`RangeError: invalid date`: the cause was found in your code; 3 users affected\./)
   t.equal(h.posts(berlin.hook).length, 1, 'and Berlin nothing more that day')
 })
 

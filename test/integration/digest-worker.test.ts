@@ -34,7 +34,7 @@ t.test('a worker hosting the digester delivers a project\'s digest on its own sw
   await waitFor(async () => (await stack.db.query(`SELECT 1 FROM digests WHERE project_id = $1 AND step = 'check'`, [project!.id])).rows.length > 0)
   clock.set('2026-06-10T07:10:05Z')
   const posted = await waitFor(async () => receiver.received.find((post) => post.path === new URL(webhook).pathname))
-  t.match(posted.body, { text: /^Daily digest for Shop, 2026-06-10: 1 update since the last digest\.\n\n• "TypeError: x is undefined": the cause was found in your code; 8 users affected\./ })
+  t.match(posted.body, { text: /^Daily digest for Shop, 2026-06-10: 1 update since the last digest\.\n\n• `TypeError: x is undefined`: the cause was found in your code; 8 users affected\./ })
 
   const health = await (await fetch(`http://127.0.0.1:${worker.healthPort}/health`)).text()
   t.match(health, /digests: running=\d+ max_concurrent=4 writer=mechanical \(no model\) chat=plugin loaded/)

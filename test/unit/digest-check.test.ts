@@ -60,11 +60,16 @@ t.test('markers may carry a bullet, and text before the first marker belongs to 
 t.test('every mechanical line passes the check, so a fallback day never fails its own fallback', async (t) => {
   const facts = items.map((item) => ({ ...item, mechanical: mechanicalLine(item) }))
   t.same(checkWritten(mechanicalText(facts), items).map((v) => v.ok), [true, true])
-  t.equal(mechanicalLine(cart), `"${cart.title}": a fix is proposed in a draft pull request; 14 users affected. Pull request: https://github.com/acme/shop/pull/42 Details: ${base}/issues/i1`)
-  t.match(mechanicalLine({ ...pay, users: 1 }), /^Known problem "Rage click[^"]*": the cause is outside your code; 1 user affected\. Details: /)
+  t.equal(mechanicalLine(cart), `\`${cart.title}\`: a fix is proposed in a draft pull request; 14 users affected. Pull request: https://github.com/acme/shop/pull/42 Details: ${base}/issues/i1`)
+  t.match(mechanicalLine({ ...pay, users: 1 }), /^Known problem `Rage click[^`]*`: the cause is outside your code; 1 user affected\. Details: /)
 })
 
 t.test('the composed message escapes chat markup in names and lines', async (t) => {
   const message = composeMessage('Shop <!channel>', '2026-03-29', ['a <https://evil|click> & b'])
   t.equal(message, 'Daily digest for Shop &lt;!channel&gt;, 2026-03-29: 1 update since the last digest.\n\n• a &lt;https://evil|click&gt; &amp; b')
+})
+
+t.test('a title is quoted as inline code, so an address or markup in event text is not a link in the chat', async (t) => {
+  const line = mechanicalLine({ ...pay, subject: 'issue', title: 'Error: see https://evil.example.com `now`' })
+  t.match(line, /^`Error: see https:\/\/evil\.example\.com 'now'`: the cause is outside your code/)
 })
