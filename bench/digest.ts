@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto'
 import { availableParallelism, loadavg } from 'node:os'
 import pg from 'pg'
 import { ManualClock } from '../services/digester/clock.js'
-import { createDigester } from '../services/digester/index.js'
+import { createDigester, digesterLoops } from '../services/digester/index.js'
 import { DIGESTER_ENTITIES } from '../services/digester/store/entities.js'
 import { openDueDigests, scheduleProjects } from '../services/digester/sweep.js'
 import { loadConfig } from '../shared/config.js'
@@ -108,7 +108,7 @@ try {
   start = performance.now()
   await runUntil(`state IN ('empty', 'kept', 'delivered', 'undelivered') OR step = 'check'`)
   const writeSeconds = (performance.now() - start) / 1000
-  console.log(`write: ${count(opened)} digests picked, frozen and written mechanically in ${writeSeconds.toFixed(1)} s (${Math.round(opened / writeSeconds)}/s; DIGEST_MAX_CONCURRENT=${config.digest.maxConcurrent}, ${config.stream.consumersPerProcess} consumer loops)`)
+  console.log(`write: ${count(opened)} digests picked, frozen and written mechanically in ${writeSeconds.toFixed(1)} s (${Math.round(opened / writeSeconds)}/s; DIGEST_MAX_CONCURRENT=${config.digest.maxConcurrent}, ${digesterLoops(config.stream, config.digest)} consumer loops)`)
   clock.advance(config.digest.checkDelayMs)
   start = performance.now()
   await runUntil(`state IN ('empty', 'kept', 'delivered', 'undelivered')`)

@@ -51,6 +51,15 @@ const PER_PASS = 500
 /** Consumer loops one process runs at most. */
 const MAX_LOOPS = 8
 
+/**
+ * Consumer loops one process runs: a step mostly waits on round trips (PostgreSQL, the chat, the
+ * model), so as many as the fleet cap allows (at most 8), not just SVC_STREAM_CONSUMERS: the 09:00
+ * peak of a zone with thousands of projects is a queue of short steps.
+ */
+export function digesterLoops(timing: StreamTiming, settings: DigestSettings): number {
+  return Math.max(1, timing.consumersPerProcess, Math.min(settings.maxConcurrent, MAX_LOOPS))
+}
+
 /** Creates the digester service (not yet started). */
 export function createDigester(deps: DigesterDeps): Digester {
   const log = deps.log.child({ service: 'digester' })
@@ -78,11 +87,7 @@ export function createDigester(deps: DigesterDeps): Digester {
   sweeper.on('error', (error: unknown) => log.warn('digest sweep failed', { error }))
 
   const runner = (holder: string): RunnerDeps => ({ orm: deps.orm, slots, leaseMs, log, holder, stopping: host.stopping })
-  // A step mostly waits on round trips (PostgreSQL, the chat, the model), so a process runs as many
-  // loops as the fleet cap allows (at most 8), not just SVC_STREAM_CONSUMERS: the 09:00 peak of a
-  // zone with thousands of projects is a queue of short steps.
-  const loops = Math.max(1, deps.timing.consumersPerProcess, Math.min(deps.settings.maxConcurrent, MAX_LOOPS))
-  const consumers = Array.from({ length: loops }, (_, i) => {
+  const consumers = Array.from({ length: digesterLoops(deps.timing, deps.settings) }, (_, i) => {
     const holder = `${name}-${i}`
     const reader = new StreamConsumer({
       redis: deps.redis,

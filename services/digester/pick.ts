@@ -64,11 +64,12 @@ export async function pickItems(db: Queryable, projectId: string, start: Date, e
      SELECT i.id AS issue_id, i.kind, i.title, i.user_count AS issue_users, k.id AS ticket_id, k.users AS ticket_users,
             inv.state AS inv_state, inv.finished_at AS inv_at, fx.state AS fix_state, fx.finished_at AS fix_at, fx.pr_url,
             greatest(inv.finished_at, fx.finished_at) AS completed_at
-       FROM issues i
+       FROM (SELECT issue_id FROM inv UNION SELECT issue_id FROM fx) AS done
+       JOIN issues i ON i.id = done.issue_id
        LEFT JOIN inv ON inv.issue_id = i.id
        LEFT JOIN fx ON fx.issue_id = i.id
        LEFT JOIN tickets k ON k.issue_id = i.id
-      WHERE i.project_id = $1 AND (inv.issue_id IS NOT NULL OR fx.issue_id IS NOT NULL)
+      WHERE i.project_id = $1
         AND (i.kind <> 'friction' OR (
              k.id IS NOT NULL AND k.state <> 'archived' AND k.published_at IS NOT NULL AND k.unpublished_at IS NULL
              AND EXISTS (SELECT 1 FROM investigations c WHERE c.issue_id = i.id AND c.state IN ('investigated', 'insight'))))
