@@ -116,3 +116,26 @@ t.test('a worker that restarts between the write and the check leaves the check 
   await h.settle(second)
   t.equal(h.posts(project.hook).length, 1, 'and nothing is sent twice')
 })
+
+t.test('a write that fails once is retried, and its check comes later than usual (a retry day)', async (t) => {
+  const h = await startDigestHarness(t, { start: '2026-06-10T08:59:00Z' })
+  const project = await h.project('Shop', 'UTC')
+  await h.completed(project.id, { title: 'TypeError: cart is undefined', users: 4, at: new Date('2026-06-10T05:00:00Z') })
+  // The first write's transaction fails once (a sequence is outside the transaction it fails).
+  await h.stack.db.query(`CREATE SEQUENCE test_fail_once;
+    CREATE FUNCTION test_fail_once() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF nextval('test_fail_once') = 1 THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$;
+    CREATE TRIGGER test_fail_once BEFORE INSERT ON digest_items FOR EACH ROW EXECUTE FUNCTION test_fail_once();`)
+  const digester = await h.digester()
+  await h.settle(digester)
+  h.clock.set('2026-06-10T09:00:10Z')
+  await h.settle(digester)
+  const { rows: [written] } = await h.stack.db.query<{ step: string; write_attempts: number; not_before: Date }>('SELECT step, write_attempts, not_before FROM digests WHERE project_id = $1', [project.id])
+  t.match(written, { step: 'check', write_attempts: 2 }, 'written on its second attempt')
+  t.equal(written!.not_before.toISOString(), '2026-06-10T09:20:10.000Z', 'its check is due twenty minutes later, not ten')
+  h.clock.advance(10 * MINUTE)
+  await h.settle(digester)
+  t.same(h.posts(project.hook), [], 'nothing at the usual ten minutes')
+  h.clock.advance(10 * MINUTE)
+  await h.settle(digester)
+  t.equal(h.posts(project.hook).length, 1, 'delivered after the longer wait')
+})
