@@ -139,3 +139,18 @@ t.test('a write that fails once is retried, and its check comes later than usual
   await h.settle(digester)
   t.equal(h.posts(project.hook).length, 1, 'delivered after the longer wait')
 })
+
+t.test('a model that cannot answer leaves the day to the mechanical text, not skipped', async (t) => {
+  const h = await startDigestHarness(t, { start: '2026-06-10T08:59:00Z', script: () => ({ status: 529 }) })
+  const project = await h.project('Shop', 'UTC')
+  await h.completed(project.id, { title: 'TypeError: cart is undefined', users: 4, at: new Date('2026-06-10T05:00:00Z') })
+  const digester = await h.digester()
+  await h.settle(digester)
+  h.clock.set('2026-06-10T09:00:10Z')
+  await h.settle(digester)
+  h.clock.advance(10 * MINUTE)
+  await h.settle(digester)
+  t.ok(h.model!.turns.length >= 1, 'the model was asked')
+  t.match(await h.digests(project.id), [{ state: 'delivered', written_by: 'mechanical' }])
+  t.match(h.posts(project.hook)[0], /^Daily digest for Shop, 2026-06-10: 1 update since the last digest\.\n\n• `TypeError: cart is undefined`: the cause was found in your code; 4 users affected\./)
+})
