@@ -85,3 +85,24 @@ t.test('a project whose time zone changes is scheduled again in its new zone', a
   const { rows } = await h.stack.db.query<{ next: Date }>('SELECT digest_next_at AS next FROM projects WHERE id = $1', [project.id])
   t.equal(rows[0]!.next.toISOString(), '2026-06-11T00:00:00.000Z', '09:00 in Tokyo is midnight UTC')
 })
+
+t.test('across the autumn change in Berlin the digest moves from 07:00 to 08:00 UTC and comes once a day', async (t) => {
+  // 2026-10-25 is the last Sunday of October: the clocks go back at 03:00 local.
+  const h = await startDigestHarness(t, { start: '2026-10-23T12:00:00Z' })
+  const berlin = await h.project('Berlin shop', 'Europe/Berlin')
+  const digester = await h.digester()
+  await h.settle(digester)
+  const opened: string[] = []
+  for (const day of ['2026-10-24', '2026-10-25', '2026-10-26']) {
+    const { rows } = await h.stack.db.query<{ next: Date }>('SELECT digest_next_at AS next FROM projects WHERE id = $1', [berlin.id])
+    opened.push(rows[0]!.next.toISOString())
+    await h.completed(berlin.id, { title: `Error of ${day}`, users: 1, at: new Date(rows[0]!.next.getTime() - HOUR) })
+    h.clock.set(new Date(rows[0]!.next.getTime() + 5000))
+    await h.settle(digester)
+    h.clock.advance(10 * MINUTE)
+    await h.settle(digester)
+  }
+  t.same(opened, ['2026-10-24T07:00:00.000Z', '2026-10-25T08:00:00.000Z', '2026-10-26T08:00:00.000Z'], '09:00 local each day')
+  t.same((await h.digests(berlin.id)).map((d) => [d.local_date, d.state]), [['2026-10-24', 'delivered'], ['2026-10-25', 'delivered'], ['2026-10-26', 'delivered']])
+  t.equal(h.posts(berlin.hook).length, 3)
+})
