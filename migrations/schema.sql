@@ -1,4 +1,29 @@
 CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public;
+CREATE FUNCTION public.digest_items_keep_facts() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  IF (NEW.subject, NEW.issue_id, NEW.ticket_id, NEW.title, NEW.outcome, NEW.users, NEW.pr_url, NEW.links, NEW.completed_at, NEW.mechanical)
+     IS DISTINCT FROM (OLD.subject, OLD.issue_id, OLD.ticket_id, OLD.title, OLD.outcome, OLD.users, OLD.pr_url, OLD.links, OLD.completed_at, OLD.mechanical) THEN
+    RAISE EXCEPTION 'digest item %/%: its frozen facts are immutable', OLD.digest_id, OLD.position USING ERRCODE = 'check_violation';
+  END IF;
+  IF OLD.check_result <> '' AND NEW.check_result IS DISTINCT FROM OLD.check_result THEN
+    RAISE EXCEPTION 'digest item %/%: it was checked already', OLD.digest_id, OLD.position USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE FUNCTION public.digests_keep_payload() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  IF OLD.payload IS NOT NULL AND NEW.payload IS DISTINCT FROM OLD.payload THEN
+    RAISE EXCEPTION 'digest %: its payload is immutable once composed', OLD.id USING ERRCODE = 'check_violation';
+  END IF;
+  IF OLD.delivered_at IS NOT NULL AND NEW.delivered_at IS DISTINCT FROM OLD.delivered_at THEN
+    RAISE EXCEPTION 'digest %: it was delivered already', OLD.id USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END $$;
 CREATE TABLE public.api_keys (
     id text NOT NULL,
     project_id uuid NOT NULL,
@@ -8,6 +33,59 @@ CREATE TABLE public.api_keys (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     revoked_at timestamp with time zone,
     CONSTRAINT api_keys_kind_check CHECK ((kind = ANY (ARRAY['ingest'::text, 'sourcemap'::text, 'api'::text])))
+);
+CREATE TABLE public.digest_items (
+    digest_id uuid NOT NULL,
+    "position" integer NOT NULL,
+    subject text NOT NULL,
+    issue_id uuid NOT NULL,
+    ticket_id uuid,
+    title text NOT NULL,
+    outcome text NOT NULL,
+    users integer NOT NULL,
+    pr_url text DEFAULT ''::text NOT NULL,
+    links jsonb DEFAULT '[]'::jsonb NOT NULL,
+    completed_at timestamp with time zone NOT NULL,
+    mechanical text NOT NULL,
+    check_result text DEFAULT ''::text NOT NULL,
+    check_reason text DEFAULT ''::text NOT NULL,
+    CONSTRAINT digest_items_check_result_check CHECK ((check_result = ANY (ARRAY[''::text, 'written'::text, 'mechanical'::text]))),
+    CONSTRAINT digest_items_outcome_check CHECK ((outcome = ANY (ARRAY['cause_found'::text, 'outside_code'::text, 'fix_draft'::text, 'fix_ready'::text]))),
+    CONSTRAINT digest_items_position_check CHECK (("position" >= 1)),
+    CONSTRAINT digest_items_subject_check CHECK ((subject = ANY (ARRAY['issue'::text, 'known_problem'::text]))),
+    CONSTRAINT digest_items_users_check CHECK ((users >= 0))
+);
+CREATE TABLE public.digests (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    project_id uuid NOT NULL,
+    local_date date NOT NULL,
+    timezone text NOT NULL,
+    due_at timestamp with time zone NOT NULL,
+    state text DEFAULT 'queued'::text NOT NULL,
+    step text DEFAULT 'write'::text NOT NULL,
+    not_before timestamp with time zone NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    lease_until timestamp with time zone,
+    started_at timestamp with time zone,
+    version integer DEFAULT 1 NOT NULL,
+    window_start timestamp with time zone,
+    window_end timestamp with time zone,
+    written_by text DEFAULT ''::text NOT NULL,
+    written_text text DEFAULT ''::text NOT NULL,
+    written_version text DEFAULT ''::text NOT NULL,
+    write_attempts integer DEFAULT 0 NOT NULL,
+    written_at timestamp with time zone,
+    checked_at timestamp with time zone,
+    payload text,
+    delivery_attempts integer DEFAULT 0 NOT NULL,
+    delivered_at timestamp with time zone,
+    error_code text DEFAULT ''::text NOT NULL,
+    error text DEFAULT ''::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT digests_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'running'::text, 'delivered'::text, 'kept'::text, 'empty'::text, 'undelivered'::text]))),
+    CONSTRAINT digests_step_check CHECK ((step = ANY (ARRAY['write'::text, 'check'::text, 'deliver'::text]))),
+    CONSTRAINT digests_written_by_check CHECK ((written_by = ANY (ARRAY[''::text, 'model'::text, 'mechanical'::text])))
 );
 CREATE TABLE public.environments (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
@@ -321,6 +399,9 @@ CREATE TABLE public.projects (
     fix_limited_drafts boolean DEFAULT false NOT NULL,
     grouping_previous_version integer,
     friction_auto_investigate boolean DEFAULT false NOT NULL,
+    digest_next_at timestamp with time zone,
+    chat_broken_at timestamp with time zone,
+    chat_error text DEFAULT ''::text NOT NULL,
     CONSTRAINT projects_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
 );
 CREATE TABLE public.recording_chunks (
@@ -463,6 +544,14 @@ ALTER TABLE ONLY public.investigation_citations ALTER COLUMN id SET DEFAULT next
 ALTER TABLE ONLY public.investigation_steps ALTER COLUMN id SET DEFAULT nextval('public.investigation_steps_id_seq'::regclass);
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.digest_items
+    ADD CONSTRAINT digest_items_digest_id_issue_id_key UNIQUE (digest_id, issue_id);
+ALTER TABLE ONLY public.digest_items
+    ADD CONSTRAINT digest_items_pkey PRIMARY KEY (digest_id, "position");
+ALTER TABLE ONLY public.digests
+    ADD CONSTRAINT digests_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.digests
+    ADD CONSTRAINT digests_project_id_local_date_key UNIQUE (project_id, local_date);
 ALTER TABLE ONLY public.environments
     ADD CONSTRAINT environments_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.environments
@@ -544,12 +633,15 @@ ALTER TABLE ONLY public.users
 ALTER TABLE ONLY public.web_sessions
     ADD CONSTRAINT web_sessions_pkey PRIMARY KEY (token_hash);
 CREATE INDEX api_keys_project ON public.api_keys USING btree (project_id);
+CREATE INDEX digests_due ON public.digests USING btree (not_before) WHERE ((state = 'queued'::text) AND (lease_until IS NULL));
+CREATE INDEX digests_lease ON public.digests USING btree (lease_until) WHERE (state = ANY (ARRAY['queued'::text, 'running'::text]));
 CREATE INDEX events_issue_received ON public.events USING btree (issue_id, received_at DESC);
 CREATE INDEX events_issue_recording ON public.events USING btree (issue_id, recording_id) WHERE (recording_id IS NOT NULL);
 CREATE INDEX events_project_received ON public.events USING btree (project_id, received_at DESC);
 CREATE INDEX fixes_issue ON public.fixes USING btree (issue_id, created_at);
 CREATE INDEX fixes_lease ON public.fixes USING btree (lease_until) WHERE (state = ANY (ARRAY['queued'::text, 'fixing'::text]));
 CREATE UNIQUE INDEX fixes_one_active ON public.fixes USING btree (issue_id) WHERE (state = ANY (ARRAY['queued'::text, 'fixing'::text]));
+CREATE INDEX fixes_project_finished ON public.fixes USING btree (project_id, finished_at) WHERE (state = ANY (ARRAY['pr_draft'::text, 'pr_created'::text]));
 CREATE INDEX friction_findings_environment ON public.friction_findings USING btree (project_id, environment_id, created_at);
 CREATE UNIQUE INDEX friction_jobs_active ON public.friction_jobs USING btree (kind, subject) WHERE (state = ANY (ARRAY['pending'::text, 'claimed'::text]));
 CREATE INDEX friction_jobs_due ON public.friction_jobs USING btree (not_before) WHERE (state = 'pending'::text);
@@ -558,11 +650,13 @@ CREATE INDEX investigation_citations_investigation ON public.investigation_citat
 CREATE INDEX investigations_lease ON public.investigations USING btree (lease_until) WHERE (state = ANY (ARRAY['queued'::text, 'analyzing'::text]));
 CREATE UNIQUE INDEX investigations_one_active ON public.investigations USING btree (issue_id) WHERE (state = ANY (ARRAY['queued'::text, 'analyzing'::text]));
 CREATE INDEX investigations_project_created ON public.investigations USING btree (project_id, created_at);
+CREATE INDEX investigations_project_finished ON public.investigations USING btree (project_id, finished_at) WHERE (state = ANY (ARRAY['investigated'::text, 'insight'::text]));
 CREATE INDEX issue_actors_real ON public.issue_actors USING btree (issue_id, actor_kind, real_seen_at);
 CREATE INDEX issue_fingerprint_aliases_issue ON public.issue_fingerprint_aliases USING btree (issue_id);
 CREATE INDEX issue_pull_requests_project ON public.issue_pull_requests USING btree (project_id);
 CREATE INDEX issues_project_last_seen ON public.issues USING btree (project_id, last_seen DESC);
 CREATE INDEX matching_decisions_environment ON public.matching_decisions USING btree (project_id, environment_id, decided_at);
+CREATE INDEX projects_digest_next_at ON public.projects USING btree (digest_next_at);
 CREATE INDEX projects_owner ON public.projects USING btree (owner_id);
 CREATE INDEX recording_chunks_object ON public.recording_chunks USING btree (object_key);
 CREATE INDEX recordings_last ON public.recordings USING btree (last_at);
@@ -578,8 +672,14 @@ CREATE INDEX tickets_environment ON public.tickets USING btree (project_id, envi
 CREATE INDEX tickets_pages ON public.tickets USING gin (pages);
 CREATE UNIQUE INDEX users_email ON public.users USING btree (lower(email)) WHERE (email IS NOT NULL);
 CREATE INDEX web_sessions_user ON public.web_sessions USING btree (user_id);
+CREATE TRIGGER digest_items_keep_facts BEFORE UPDATE ON public.digest_items FOR EACH ROW EXECUTE FUNCTION public.digest_items_keep_facts();
+CREATE TRIGGER digests_keep_payload BEFORE UPDATE ON public.digests FOR EACH ROW EXECUTE FUNCTION public.digests_keep_payload();
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.digest_items
+    ADD CONSTRAINT digest_items_digest_id_fkey FOREIGN KEY (digest_id) REFERENCES public.digests(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.digests
+    ADD CONSTRAINT digests_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.environments
     ADD CONSTRAINT environments_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.events

@@ -16,9 +16,10 @@
 -- 2. Investigations of archived friction groups still queued or analyzing (pending or claimed)
 --    end as needs_human with the reason friction_group_retired, and their fixes still queued or
 --    fixing end the same way, so no worker picks them up.
--- 3. The daily digest's cached copy: this release has no digest and so no cached copy; nothing to
---    invalidate. The digest that comes with known problems must not reuse a copy made before this
---    script ran (it is to key its cache on the groups' statuses, which this script changes).
+-- 3. The daily digest's cached copy: the digest (migration 079, docs/digest.md) keeps no copy
+--    across runs: each run picks and freezes its entries afresh, and its entries are only error
+--    issues and known problems published on confirmed evidence, whose groups this script never
+--    archives (their tickets are in investigated or a later state). Nothing to invalidate.
 BEGIN;
 
 -- A rerun or a second operator waits here instead of interleaving.

@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { parseEnv } from 'node:util'
 import { embeddingsConfig, type EmbeddingsConfig } from './config-embeddings.js'
+import { digestConfig, type DigestSettings } from './config-digest.js'
 import { frictionConfig, type FrictionLimits } from './config-friction.js'
 import { objectStore, type ObjectStoreConfig } from './config-object-store.js'
 import { pluginsConfig, type PluginsConfig } from './config-plugins.js'
@@ -64,7 +65,10 @@ export interface Config {
   readonly embeddings: EmbeddingsConfig
   /** The matcher's fleet-wide caps on scan and match, and on confirm (FRICTION_*_MAX_CONCURRENT). */
   readonly friction: FrictionLimits
+  /** The tool server's per-key rate (SVC_MCP_CALLS_PER_MINUTE). */
   readonly toolServer: ToolServerLimits
+  /** The digester's cap, check delay and sweep interval (DIGEST_*). */
+  readonly digest: DigestSettings
   /** How often `svc up` restarted this process after it exited on its own (SVC_RESTARTS, set by svc up); shown by /health. */
   readonly restarts: number
 }
@@ -145,7 +149,7 @@ export interface Secrets {
   readonly codehostAppClientSecret: string | undefined
 }
 
-export const SERVICE_NAMES = ['grouper', 'investigator', 'recorder', 'matcher'] as const
+export const SERVICE_NAMES = ['grouper', 'investigator', 'recorder', 'matcher', 'digester'] as const
 export type ServiceName = (typeof SERVICE_NAMES)[number]
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent']
@@ -260,6 +264,7 @@ export function loadConfig(env: Env = readEnv()): Config {
     embeddings: embeddingsConfig(env),
     friction: frictionConfig(env),
     toolServer: toolServerConfig(env),
+    digest: digestConfig(env),
     restarts: int(env, 'SVC_RESTARTS', 0, 0),
   }
   return deepFreeze(config)

@@ -68,6 +68,10 @@ export function streamKeys(prefix: string) {
     /** The matcher's fleet-wide slots: scan and match (FRICTION_MATCH_MAX_CONCURRENT), confirm (FRICTION_CONFIRM_MAX_CONCURRENT). */
     frictionMatchSlots: `${prefix}matcher:slots:match`,
     frictionConfirmSlots: `${prefix}matcher:slots:confirm`,
+    /** One entry per digest step to run ({ digest: <id> }); the digest's row in PostgreSQL is the job. */
+    digests: `${prefix}stream:digests`,
+    /** The digester's fleet-wide slots (DIGEST_MAX_CONCURRENT); its sweep's lock is this key plus ":sweep". */
+    digestSlots: `${prefix}digester:slots`,
     /** The fleet-wide investigation slots (INVESTIGATION_MAX_CONCURRENT): holder → lease expiry. */
     investigationSlots: `${prefix}investigator:slots`,
     rateLimit: (keyId: string, window: number) => `${prefix}rl:ev:${keyId}:${window}`,

@@ -15,6 +15,8 @@ export const GROUPS = Object.freeze({
   recorder: 'recorder',
   /** The matcher: scans recordings, matches findings, confirms known problems (stream:friction). */
   matcher: 'matcher',
+  /** The digester: writes, checks and delivers each project's daily digest (stream:digests). */
+  digester: 'digester',
 })
 
 /**
@@ -29,5 +31,6 @@ export function streamTopology(keys: StreamKeys): ReadonlyArray<{ name: string; 
     { name: 'fixes', stream: keys.fixes, groups: [GROUPS.fixer] },
     { name: 'recordings', stream: keys.recordings, groups: [GROUPS.recorder] },
     { name: 'friction', stream: keys.friction, groups: [GROUPS.matcher] },
+    { name: 'digests', stream: keys.digests, groups: [GROUPS.digester] },
   ]
 }

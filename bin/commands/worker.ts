@@ -18,8 +18,9 @@ export class WorkerCommand extends Command {
     const db = createDb(databaseUrl, { applicationName: 'svc-worker', log })
     const redis = createRedis(redisUrl, {}, log)
     try {
-      const tools = { model: await loadModelPlugin(config, log), codehost: (await loadConfiguredPlugins(config, log)).codehost }
-      const worker = await startWorker({ db, objects: await createObjectStore(config.objectStore, log), redis, keys: streamKeys(config.redisKeyPrefix), log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts, investigations: config.investigations, recordings: config.recordings, matcher: { limits: config.friction, embeddings: config }, tools, fixes: await loadFixes(config, log) })
+      const plugins = await loadConfiguredPlugins(config, log)
+      const tools = { model: await loadModelPlugin(config, log), codehost: plugins.codehost }
+      const worker = await startWorker({ db, objects: await createObjectStore(config.objectStore, log), redis, keys: streamKeys(config.redisKeyPrefix), log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts, investigations: config.investigations, recordings: config.recordings, matcher: { limits: config.friction, embeddings: config }, digests: { settings: config.digest, chat: plugins.chat, baseUrl: config.baseUrl }, tools, fixes: await loadFixes(config, log) })
       tellReady()
       await untilSignal(log)
       await worker.stop()

@@ -21,8 +21,15 @@ export async function deliver(fetch: GuardedFetch, rawUrl: string, text: string,
     await webhook.send({ text })
     return { ok: true }
   } catch (error) {
-    return { ok: false, error: redactWebhook(explain(error, allowPrivate), webhookUrl) }
+    return { ok: false, error: redactWebhook(explain(error, allowPrivate), webhookUrl), rejected: isRejection(error) }
   }
+}
+
+/** True when Slack (or the address guard) refused the webhook itself: a 4xx other than 429, a refused or redirecting URL. */
+function isRejection(error: unknown): boolean {
+  if (error instanceof IncomingWebhookHTTPError) return error.statusCode >= 400 && error.statusCode < 500 && error.statusCode !== 429
+  const cause = error instanceof IncomingWebhookRequestError ? error.original : error
+  return cause instanceof GuardedFetchError && (cause.reason === 'refused' || cause.reason === 'redirect')
 }
 
 function explain(error: unknown, allowPrivate: boolean): string {

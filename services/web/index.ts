@@ -14,6 +14,7 @@ import { registerAgentRoutes } from './agent-routes.js'
 import type { DashboardDeps } from './dashboard/deps.js'
 import { registerDashboardRoutes } from './dashboard/routes.js'
 import { registerToolServerRoutes } from './mcp/routes.js'
+import { registerDigestApiRoutes } from './project-api/digest-routes.js'
 import { registerRecordingApiRoutes } from './project-api/recording-routes.js'
 import { registerProjectApiRoutes } from './project-api/routes.js'
 import type { SetupDeps } from './setup/sessions.js'
@@ -64,6 +65,7 @@ export function registerWebRoutes(app: uWS.TemplatedApp, deps: WebRouteDeps): vo
   }
   // Before the project API's catch-all 404 for /api/v1/projects/*.
   registerRecordingApiRoutes(app, { ...projectApi, objects: deps.objects })
+  registerDigestApiRoutes(app, projectApi)
   registerProjectApiRoutes(app, projectApi)
   registerToolServerRoutes(app, { ...projectApi, limits: deps.toolServer, baseUrl: setup.baseUrl })
   registerDashboardRoutes(app, { ...deps.dashboard, setup, log: deps.log, baseUrl: setup.baseUrl, codehost: setup.codehost, track, proxyHops, orm, investigationLeaseMs: deps.investigationLeaseMs, objects: deps.objects, auth: deps.auth })

@@ -13,6 +13,11 @@ import { ensureGroup, StreamTrimmer } from '../../shared/streams/index.js'
 import { watchStreamDepths } from '../../shared/streams/metrics.js'
 import { streamTopology } from '../../shared/topology.js'
 import { createOrm, type Orm } from '../../shared/orm.js'
+import type { DigestSettings } from '../../shared/config-digest.js'
+import type { ChatPlugin } from '../../shared/plugins/types.js'
+import type { Clock } from '../digester/clock.js'
+import { createDigester } from '../digester/index.js'
+import { DIGESTER_ENTITIES } from '../digester/store/entities.js'
 import { createGrouper } from '../grouper/index.js'
 import { createInvestigator, type InvestigatorDeps } from '../investigator/index.js'
 import type { Tools } from '../investigator/tools.js'
@@ -43,6 +48,8 @@ export interface WorkerDeps {
   recordings?: RecordingSettings
   /** The matcher's caps and what its embedder is made from (config.friction, config.embeddings, config.logLevel). */
   matcher?: { limits: FrictionLimits; embeddings: { readonly embeddings: EmbeddingsConfig; readonly logLevel: LogLevel } }
+  /** The digester's settings, chat plugin and the dashboard's address (config.digest, plugins.chat, config.baseUrl); its model is tools.model. */
+  digests?: { settings: DigestSettings; chat: ChatPlugin | undefined; baseUrl: string; clock?: Clock }
   /**
    * The ORM the investigator and the matcher work through (WORKER_ENTITIES); the caller keeps it open and closes it (the
    * all-in-one process shares one with the web side). Absent, the worker opens its own.
@@ -72,18 +79,22 @@ const FACTORIES: Record<ServiceName, (deps: WorkerDeps, orm: () => Orm) => Hoste
     if (!deps.matcher) throw new Error('the matcher needs its caps and embeddings settings (config.friction, config.embeddings)')
     return createMatcher({ ...deps, orm: orm(), limits: deps.matcher.limits, embeddings: deps.matcher.embeddings })
   },
+  digester: (deps, orm) => {
+    if (!deps.digests) throw new Error('the digester needs its settings and chat plugin (config.digest, plugins.chat)')
+    return createDigester({ ...deps, orm: orm(), settings: deps.digests.settings, chat: deps.digests.chat, model: deps.tools?.model, baseUrl: deps.digests.baseUrl, ...(deps.digests.clock ? { clock: deps.digests.clock } : {}) })
+  },
 }
 
 /** The entities of the actors that own domain tables: an ORM given to the worker must know them all. */
-export const WORKER_ENTITIES = [...INVESTIGATOR_ENTITIES, ...MATCHER_ENTITIES]
+export const WORKER_ENTITIES = [...INVESTIGATOR_ENTITIES, ...MATCHER_ENTITIES, ...DIGESTER_ENTITIES]
 
 /** Starts the services and the health endpoint. */
 export async function startWorker(deps: WorkerDeps): Promise<Worker> {
   for (const { stream, groups } of streamTopology(deps.keys)) {
     for (const group of groups) await ensureGroup(deps.redis, stream, group)
   }
-  // The ORM serves the actors that own domain tables (the investigator, the matcher); opened only for them.
-  const needsOrm = deps.services.includes('investigator') || deps.services.includes('matcher')
+  // The ORM serves the actors that own domain tables (the investigator, the matcher, the digester); opened only for them.
+  const needsOrm = deps.services.includes('investigator') || deps.services.includes('matcher') || deps.services.includes('digester')
   const ownOrm = deps.orm === undefined && needsOrm ? await createOrm(deps.db, WORKER_ENTITIES) : undefined
   const orm = deps.orm ?? ownOrm
   const services = deps.services.map((name) => FACTORIES[name](deps, () => orm!))

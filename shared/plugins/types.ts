@@ -113,8 +113,12 @@ export interface CodehostPlugin {
   readonly pullRequests?: PullRequestAccess | undefined
 }
 
-/** The result of a chat delivery. error is safe to show and log: it never contains the webhook URL. */
-export type ChatResult = { readonly ok: true } | { readonly ok: false; readonly error: string }
+/**
+ * The result of a chat delivery. error is safe to show and log: it never contains the webhook URL.
+ * rejected: the chat refused the webhook itself (revoked, unknown, not a webhook), so trying again
+ * cannot help and a person must connect chat again; absent or false, a later try may succeed.
+ */
+export type ChatResult = { readonly ok: true } | { readonly ok: false; readonly error: string; readonly rejected?: boolean }
 
 export interface ChatPlugin {
   /**

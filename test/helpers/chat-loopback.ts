@@ -23,6 +23,8 @@ export interface ChatLoopback {
   readonly origin: string
   /** A new webhook URL (Slack's /services/T…/B…/<secret> shape) that answers as told. */
   webhook(answer?: ChatAnswer): string
+  /** Changes how an existing webhook answers from now on (a chat outage that ends, a webhook revoked later). */
+  setAnswer(webhookUrl: string, answer: ChatAnswer): void
   /** Every post received, in order, whatever its path. */
   readonly received: readonly ReceivedPost[]
   close(): Promise<void>
@@ -66,6 +68,9 @@ export async function startChatLoopback(): Promise<ChatLoopback> {
       const path = `/services/T${randomBytes(5).toString('hex').toUpperCase()}/B${randomBytes(5).toString('hex').toUpperCase()}/${randomBytes(12).toString('hex')}`
       hooks.set(path, answer)
       return `${origin}${path}`
+    },
+    setAnswer(webhookUrl, answer) {
+      hooks.set(new URL(webhookUrl).pathname, answer)
     },
     received,
     close: () =>

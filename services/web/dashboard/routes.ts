@@ -10,6 +10,7 @@ import { registerApiKeyRoutes } from './api-key-routes.js'
 import { registerApprovalRoutes } from './approval-routes.js'
 import { registerAuthRoutes } from './auth-routes.js'
 import type { DashboardDeps } from './deps.js'
+import { registerDigestRoutes } from './digest-routes.js'
 import { registerFixRoutes } from './fix-routes.js'
 import { registerKnownProblemActions } from './known-problem-actions.js'
 import { registerKnownProblemRoutes } from './known-problem-routes.js'
@@ -32,6 +33,7 @@ export function registerDashboardRoutes(app: uWS.TemplatedApp, deps: DashboardDe
   registerRecordingRoutes(app, deps)
   registerKnownProblemActions(app, deps)
   registerKnownProblemRoutes(app, deps)
+  registerDigestRoutes(app, deps)
   registerFixRoutes(app, deps)
   registerSettingsRoutes(app, deps)
   registerApiKeyRoutes(app, deps)

@@ -1,6 +1,7 @@
 /**
- * The project settings page and its two forms: the repository (checked with the code host when
- * there is one) and the limited-draft opt-in. Only the project's owner sees the page or may post.
+ * The project settings page and its forms: the repository (checked with the code host when
+ * there is one), the limited-draft opt-in and the daily digest's time zone. Only the project's
+ * owner sees the page or may post.
  */
 import type uWS from 'uWebSockets.js'
 import type { DashboardDeps } from './deps.js'
@@ -9,6 +10,7 @@ import { getOwnProject, type ProjectFacts } from './project-queries.js'
 import { SAVED_OUTCOMES, setLimitedDrafts, setRepository, type SettingsDeps } from './project-settings.js'
 import { PageError, redirect, sendPage } from './respond.js'
 import { getPage, postForm, type FormContext } from './route.js'
+import { setTimezone } from './timezone-setting.js'
 import { signInPath } from './viewer.js'
 import { settingsPage, type RepoProblem, type SettingsState } from './views/settings.js'
 
@@ -78,5 +80,14 @@ export function registerSettingsRoutes(app: uWS.TemplatedApp, deps: DashboardDep
     if (!(await setLimitedDrafts(db, userId, project.id, on))) throw new PageError(403, 'Not allowed', "Only the project's owner can change its settings. Sign in as the owner, or ask them to change it.")
     if (on !== project.fix_limited_drafts) deps.log.info('project setting changed', { project_id: project.id, user_id: userId, setting: 'fix_limited_drafts', value: on })
     redirect(ctx.ex, `${settingsPath(project.id)}?saved=limited_drafts`)
+  })
+
+  postForm(app, deps, '/projects/:id/settings/timezone', async (ctx) => {
+    const owned = await ownerOfForm(deps, ctx)
+    if (!owned) return
+    const outcome = await setTimezone(db, owned.userId, owned.project.id, ctx.form.get('timezone') ?? '')
+    if (outcome.kind === 'unknown_zone') return sendPage(ctx.ex, 400, settingsPage(ctx.viewer, owned.project, { ...pageState(), timezoneRefused: outcome.text }))
+    if (outcome.kind === 'saved') deps.log.info('project setting changed', { project_id: owned.project.id, user_id: owned.userId, setting: 'timezone', value: outcome.zone })
+    redirect(ctx.ex, `${settingsPath(owned.project.id)}?saved=timezone`)
   })
 }

@@ -96,7 +96,8 @@ export async function connectChat(deps: SetupDeps, session: SessionRow, webhookU
   const text = `svc is connected to ${rows[0]?.name ?? 'your project'}: its daily digest will be posted here around 09:00.`
   const result = await deps.chat.send(webhookUrl, { text })
   if (!result.ok) return { ok: false, error: result.error }
-  await deps.db.query('UPDATE projects SET chat_webhook_url = $2, chat_connected_at = now() WHERE id = $1', [projectId, webhookUrl])
+  // A new webhook that took the test message mends a chat the digester found broken.
+  await deps.db.query(`UPDATE projects SET chat_webhook_url = $2, chat_connected_at = now(), chat_broken_at = NULL, chat_error = '' WHERE id = $1`, [projectId, webhookUrl])
   await publishWake(deps.redis, deps.keys.wakeProject(projectId))
   return { ok: true }
 }

@@ -30,6 +30,8 @@ export interface Facts {
   codehost_install_url: string
   codehost_connect_url: string
   chat_connected: boolean
+  /** Why the chat refused the digest's webhook (redacted; empty when it has not): chat_connected is then false until chat is connected again. */
+  chat_error: string
   sourcemaps_uploaded: boolean
   steps: Record<StepName, { status: string; note: string }>
 }
@@ -41,6 +43,7 @@ interface ProjectFacts {
   codehost_connected: boolean
   codehost_repo_access: string
   chat_connected: boolean
+  chat_error: string
   sourcemaps_uploaded: boolean
   sdk_seen: boolean
   has_events: boolean
@@ -60,7 +63,8 @@ async function readProject(db: Queryable, projectId: string, since: Date): Promi
   const { rows } = await db.query<ProjectFacts>(
     `SELECT p.name, p.codehost_repo, p.codehost_installation_id, p.codehost_repo_access,
             p.codehost_connected_at IS NOT NULL AND p.codehost_repo <> '' AS codehost_connected,
-            p.chat_connected_at IS NOT NULL AS chat_connected,
+            p.chat_connected_at IS NOT NULL AND p.chat_broken_at IS NULL AS chat_connected,
+            CASE WHEN p.chat_broken_at IS NULL THEN '' ELSE p.chat_error END AS chat_error,
             p.sourcemaps_uploaded_at IS NOT NULL AS sourcemaps_uploaded,
             p.sdk_seen_at IS NOT NULL AND p.sdk_seen_at >= $2 AS sdk_seen,
             EXISTS (SELECT 1 FROM events e WHERE e.project_id = p.id AND e.received_at >= $2) AS has_events,
@@ -116,6 +120,7 @@ async function factsOf(deps: SetupDeps, session: SessionRow, project: ProjectFac
     codehost_install_url: deps.codehost && deps.codehost.installUrl() ? `${deps.baseUrl}/setup/${session.id}/codehost-install` : '',
     codehost_connect_url: links?.codehost_connect_url ?? '',
     chat_connected: project?.chat_connected ?? false,
+    chat_error: project?.chat_error ?? '',
     sourcemaps_uploaded: project?.sourcemaps_uploaded ?? false,
   }
   const steps = {} as Facts['steps']

@@ -5,7 +5,7 @@ import type { Viewer } from '../viewer.js'
 import { noiseExplanation } from './explanations.js'
 import { layout, when } from './layout.js'
 
-type Tab = 'overview' | 'issues' | 'recordings' | 'known-problems' | 'settings'
+type Tab = 'overview' | 'issues' | 'recordings' | 'known-problems' | 'digests' | 'settings'
 
 /** A project page: crumbs, the project's tabs, then body. */
 export function projectFrame(viewer: Viewer, project: { id: string; name: string }, tab: Tab, title: string, body: SafeHtml): SafeHtml {
@@ -15,7 +15,7 @@ export function projectFrame(viewer: Viewer, project: { id: string; name: string
     viewer,
     `${title} · ${project.name}`,
     html`<p class="crumbs"><a href="/">Projects</a> / <span>${project.name}</span></p>
-<nav class="tabs" aria-label="Project">${link('overview', base, 'Overview')}${link('issues', `${base}/issues`, 'Issues')}${link('recordings', `${base}/recordings`, 'Recordings')}${link('known-problems', `${base}/known-problems`, 'Known problems')}${link('settings', `${base}/settings/codehost`, 'Settings')}</nav>
+<nav class="tabs" aria-label="Project">${link('overview', base, 'Overview')}${link('issues', `${base}/issues`, 'Issues')}${link('recordings', `${base}/recordings`, 'Recordings')}${link('known-problems', `${base}/known-problems`, 'Known problems')}${link('digests', `${base}/digests`, 'Digests')}${link('settings', `${base}/settings/codehost`, 'Settings')}</nav>
 ${body}`,
   )
 }
@@ -48,7 +48,8 @@ export function projectOverviewPage(viewer: Viewer, project: ProjectFacts, keys:
 <dl class="facts">
   <dt>Project id</dt><dd><code>${project.id}</code></dd>
   <dt>Repository</dt><dd>${project.codehost_repo ? html`<code>${project.codehost_repo}</code> ${yesNo(project.codehost_connected_at, 'attached', '')}` : html`<span class="muted">none attached</span>`}</dd>
-  <dt>Chat</dt><dd>${yesNo(project.chat_connected_at, 'connected', 'not connected')}</dd>
+  <dt>Chat</dt><dd>${project.chat_broken_at ? html`<span class="bad">broken</span> <span class="muted">since ${when(project.chat_broken_at)}: ${project.chat_error}</span> Connect chat again with a new webhook.` : yesNo(project.chat_connected_at, 'connected', 'not connected')}</dd>
+  <dt>Daily digest</dt><dd>09:00 ${project.timezone} · <a href="/projects/${project.id}/digests">latest digests</a></dd>
   <dt>Source maps</dt><dd>${yesNo(project.sourcemaps_uploaded_at, 'uploaded', 'none uploaded')}</dd>
   <dt>Browser SDK</dt><dd>${yesNo(project.sdk_seen_at, 'reporting', 'not seen yet')}</dd>
   <dt>Created</dt><dd>${when(project.created_at)}</dd>

@@ -8,6 +8,7 @@ import type { ProjectFacts } from '../project-queries.js'
 import type { Viewer } from '../viewer.js'
 import { csrfField } from './layout.js'
 import { projectFrame, yesNo } from './projects.js'
+import { timezoneSection } from './timezone-setting.js'
 
 /** An answer to the repository form that leaves the page in place with an error. */
 export type RepoProblem = Extract<RepoOutcome, { kind: 'invalid_name' | 'refused' | 'unreachable' }>
@@ -21,6 +22,8 @@ export interface SettingsState {
   saved?: SavedOutcome
   /** The repository form's text and why it was not saved. */
   refused?: { text: string; problem: RepoProblem }
+  /** The time-zone form's text, when it named no known zone. */
+  timezoneRefused?: string
 }
 
 const ACCESS: Readonly<Record<string, string>> = {
@@ -71,6 +74,8 @@ function savedText(project: ProjectFacts, saved: SavedOutcome): SafeHtml {
       return html`Attached ${project.codehost_repo}: the code host app can see it.`
     case 'limited_drafts':
       return html`Limited drafts are ${project.fix_limited_drafts ? 'on' : 'off'}.`
+    case 'timezone':
+      return html`The daily digest comes around 09:00 ${project.timezone}.`
   }
 }
 
@@ -124,6 +129,7 @@ export function settingsPage(viewer: Viewer, project: ProjectFacts, state: Setti
 <p class="settings-links"><a href="/projects/${project.id}/settings/api-keys">API keys</a>: create and revoke the project's keys.</p>
 ${state.saved ? html`<p class="notice" role="status">${savedText(project, state.saved)}</p>` : ''}
 ${repositorySection(viewer, project, state)}
-${fixesSection(viewer, project)}`,
+${fixesSection(viewer, project)}
+${timezoneSection(viewer, project, state.timezoneRefused)}`,
   )
 }

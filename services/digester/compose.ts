@@ -1,0 +1,53 @@
+/**
+ * The digest's words that the digester writes itself: each item's mechanical line (the fallback
+ * the check trusts, made only of frozen facts) and the message around the items. Text that came
+ * from events or a model is escaped for chat markup, so it cannot mention a channel or hide a link.
+ */
+import type { ItemLink, ItemOutcome } from './store/entities.js'
+
+/** The frozen facts a line is made of. */
+export interface ItemFacts {
+  position: number
+  subject: 'issue' | 'known_problem'
+  title: string
+  outcome: ItemOutcome
+  users: number
+  prUrl: string
+  links: readonly ItemLink[]
+}
+
+/** Each outcome in plain words: never a state name or a reason code. */
+export const OUTCOME_WORDS: Readonly<Record<ItemOutcome, string>> = Object.freeze({
+  cause_found: 'the cause was found in your code',
+  outside_code: 'the cause is outside your code',
+  fix_draft: 'a fix is proposed in a draft pull request',
+  fix_ready: 'a fix is ready for review',
+})
+
+/** Escapes the three characters chat markup gives meaning to (Slack: mentions and links). */
+export function escapeChat(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+}
+
+/**
+ * A title (event text) as inline code: chat tools neither link an address nor format text inside
+ * it, so an error message cannot put a clickable link or a mention in the team's channel.
+ */
+export function quotedTitle(title: string): string {
+  return `\`${title.replace(/`/g, "'")}\``
+}
+
+/** One entry as a plain line from its facts alone. */
+export function mechanicalLine(item: Omit<ItemFacts, 'position'>): string {
+  const what = item.subject === 'known_problem' ? `Known problem ${quotedTitle(item.title)}` : quotedTitle(item.title)
+  const users = `${item.users} ${item.users === 1 ? 'user' : 'users'} affected`
+  const pr = item.prUrl ? ` Pull request: ${item.prUrl}` : ''
+  const details = item.links.find((link) => link.url !== item.prUrl)
+  return `${what}: ${OUTCOME_WORDS[item.outcome]}; ${users}.${pr}${details ? ` Details: ${details.url}` : ''}`
+}
+
+/** The message as sent: a heading, then each item's line (written or mechanical), one per paragraph. */
+export function composeMessage(projectName: string, localDate: string, lines: readonly string[]): string {
+  const heading = `Daily digest for ${escapeChat(projectName)}, ${localDate}: ${lines.length} ${lines.length === 1 ? 'update' : 'updates'} since the last digest.`
+  return [heading, ...lines.map((line) => `• ${escapeChat(line)}`)].join('\n\n')
+}

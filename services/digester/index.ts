@@ -1,0 +1,127 @@
+/**
+ * The digester actor (docs/digest.md), built on the job runtime (shared/jobs/): one kind of leased
+ * job, the digest (job.ts: write, check, deliver), read from stream:digests one at a time per
+ * consumer loop under a fleet-wide cap (DIGEST_MAX_CONCURRENT; 0 pauses), and one periodic sweep
+ * for the fleet: schedule new projects, open the due projects' digests, dispatch due steps, and
+ * the lapsed-lease sweep. Its calendar is the injected clock.
+ */
+import { hostname } from 'node:os'
+import type { Redis } from 'ioredis'
+import type { StreamTiming } from '../../shared/config.js'
+import type { DigestSettings } from '../../shared/config-digest.js'
+import { isDatabaseOutage, type Db } from '../../shared/db.js'
+import { FleetSlots, JobHost, PeriodicSweeper, runJob, sweepLapsed, type RunnerDeps } from '../../shared/jobs/index.js'
+import type { Logger } from '../../shared/log.js'
+import type { Orm } from '../../shared/orm.js'
+import type { ModelPlugin } from '../../shared/plugins/model-types.js'
+import type { ChatPlugin } from '../../shared/plugins/types.js'
+import type { StreamKeys } from '../../shared/redis.js'
+import type { HostedService } from '../../shared/service.js'
+import { StreamConsumer } from '../../shared/streams/index.js'
+import { GROUPS } from '../../shared/topology.js'
+import { systemClock, type Clock } from './clock.js'
+import { digestHealth } from './health.js'
+import { digestJob } from './job.js'
+import { DIGEST_ENTRY, dispatchDueDigests, openDueDigests, scheduleProjects } from './sweep.js'
+
+export interface DigesterDeps {
+  db: Db
+  orm: Orm
+  redis: Redis
+  keys: StreamKeys
+  log: Logger
+  timing: StreamTiming
+  settings: DigestSettings
+  /** The chat plugin (undefined: digests are kept for the dashboard and the tool server only). */
+  chat: ChatPlugin | undefined
+  /** The model that writes the text (undefined: mechanical text). */
+  model: ModelPlugin | undefined
+  /** The dashboard's address, for the links in a digest. */
+  baseUrl: string
+  clock?: Clock
+}
+
+/** The digester service, with its sweep on demand (tests, and a worker asked to sweep at once). */
+export interface Digester extends HostedService {
+  sweepNow(): Promise<void>
+}
+
+/** Rows one pass handles at most: the rest wait for the next pass, seconds later. */
+const PER_PASS = 500
+/** Consumer loops one process runs at most. */
+const MAX_LOOPS = 8
+
+/**
+ * Consumer loops one process runs: a step mostly waits on round trips (PostgreSQL, the chat, the
+ * model), so as many as the fleet cap allows (at most 8), not just SVC_STREAM_CONSUMERS: the 09:00
+ * peak of a zone with thousands of projects is a queue of short steps.
+ */
+export function digesterLoops(timing: StreamTiming, settings: DigestSettings): number {
+  return Math.max(1, timing.consumersPerProcess, Math.min(settings.maxConcurrent, MAX_LOOPS))
+}
+
+/** Creates the digester service (not yet started). */
+export function createDigester(deps: DigesterDeps): Digester {
+  const log = deps.log.child({ service: 'digester' })
+  const clock = deps.clock ?? systemClock
+  const name = `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
+  const leaseMs = deps.timing.leaseMs
+  const host = new JobHost()
+  const slots = new FleetSlots(deps.redis, deps.keys.digestSlots, deps.settings.maxConcurrent, leaseMs)
+  const kind = digestJob({ db: deps.db, redis: deps.redis, keys: deps.keys, clock, chat: deps.chat, model: deps.model, baseUrl: deps.baseUrl, checkDelayMs: deps.settings.checkDelayMs })
+  const paused = deps.settings.maxConcurrent === 0
+  const sweeper = new PeriodicSweeper({
+    redis: deps.redis,
+    lockKey: `${deps.keys.digestSlots}:sweep`,
+    everyMs: deps.settings.sweepMs,
+    passes: [
+      { name: 'schedule projects', run: () => scheduleProjects(deps.db, clock, PER_PASS) },
+      { name: 'open due digests', run: () => openDueDigests(deps.db, clock, PER_PASS) },
+      // Paused: rows are opened (the day is not lost) but no step is dispatched.
+      ...(paused ? [] : [
+        { name: 'dispatch due digests', run: () => dispatchDueDigests(deps.db, deps.redis, deps.keys, clock, leaseMs, PER_PASS) },
+        { name: 'lapsed digests', run: () => sweepLapsed(kind, { orm: deps.orm, leaseMs, maxAttempts: deps.timing.maxAttempts }) },
+      ]),
+    ],
+  })
+  sweeper.on('error', (error: unknown) => log.warn('digest sweep failed', { error }))
+
+  const runner = (holder: string): RunnerDeps => ({ orm: deps.orm, slots, leaseMs, log, holder, stopping: host.stopping })
+  const consumers = Array.from({ length: digesterLoops(deps.timing, deps.settings) }, (_, i) => {
+    const holder = `${name}-${i}`
+    const reader = new StreamConsumer({
+      redis: deps.redis,
+      stream: deps.keys.digests,
+      group: GROUPS.digester,
+      consumer: holder,
+      leaseMs,
+      retryBaseMs: deps.timing.retryBaseMs,
+      maxAttempts: deps.timing.maxAttempts,
+      isOutage: isDatabaseOutage,
+      untilRecovered: (error: unknown) => deps.db.outage.untilBack(error),
+      batchSize: 1,
+      rerunLoneEntry: false,
+      handler: ([entry], { signal }) => {
+        const id = DIGEST_ENTRY.idOf(entry!)
+        if (id === '' || paused) return Promise.resolve()
+        const delivery = { id, attempt: entry!.attempt, maxAttempts: deps.timing.maxAttempts, signal: AbortSignal.any([signal, host.stopping]) }
+        return host.track(() => runJob(kind, runner(holder), delivery))
+      },
+    })
+    reader.on('error', (error: unknown) => log.error('digester consumer error', { error }))
+    return { consumer: reader, stream: deps.keys.digests, group: GROUPS.digester }
+  })
+
+  const service = host.service({
+    name: 'digester',
+    redis: deps.redis,
+    consumers,
+    sweeper,
+    waitingFor: () => {
+      const since = deps.db.outage.downSince
+      return since === undefined ? undefined : { what: 'database', since }
+    },
+    details: () => digestHealth(deps.db, slots, deps.settings, deps.model?.label, deps.chat !== undefined),
+  })
+  return { ...service, sweepNow: () => sweeper.sweepNow() }
+}

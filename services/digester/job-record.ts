@@ -1,0 +1,106 @@
+/**
+ * One worker's hold on one digest while a step of it runs (a LeasedRecord over digests): its
+ * claim, its requeue and its end. A step ends either the digest (delivered, kept, empty,
+ * undelivered) or hands it on to its next step, due at a time of the digester's clock and
+ * dispatched by the sweep then, with the attempts counted afresh for that step.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { claimRow, LeasedRecord, type ClaimOptions, type JobClaim } from '../../shared/jobs/index.js'
+import type { Orm } from '../../shared/orm.js'
+import { countDigestEnd } from './metrics.js'
+import { Digest, DigestItem, type DigestStep } from './store/entities.js'
+
+type Apply = (tx: EntityManager, row: Digest) => Promise<void> | void
+
+/** How a step ended: the next step and when it is due, or the digest's end; apply writes what the step made with it. */
+export type DigestEnd =
+  | { state: 'queued'; step: DigestStep; notBefore: Date; apply?: Apply }
+  | { state: 'delivered' | 'kept' | 'empty'; apply?: Apply }
+  | { state: 'undelivered'; code: string; message: string; apply?: Apply }
+
+export const DIGEST_FINAL_STATES = ['delivered', 'kept', 'empty', 'undelivered'] as const
+export const DIGEST_ACTIVE_STATES = ['queued', 'running'] as const
+
+/** Claims digest id: running, one more attempt (unless only to stop it), the lease starting now. */
+export async function claimDigest(orm: Orm, id: string, leaseMs: number, options: ClaimOptions<Digest> = {}): Promise<JobClaim<DigestRecord>> {
+  const em = options.loaded?.em ?? (orm.em.fork() as EntityManager)
+  const row = options.loaded?.row ?? (await em.findOne(Digest, id))
+  return claimRow(
+    em,
+    row,
+    {
+      finalStates: DIGEST_FINAL_STATES,
+      runningState: 'running',
+      leaseMs,
+      record: (held, digest) => new DigestRecord(held, digest, leaseMs),
+      claimed: (_, digest) => {
+        digest.updatedAt = new Date()
+        return Promise.resolve()
+      },
+    },
+    options,
+  )
+}
+
+export class DigestRecord extends LeasedRecord<Digest> {
+  get digest(): Digest {
+    return this.row
+  }
+
+  /**
+   * A write whose transaction failed leaves nothing behind: the row's fields as they were, and no
+   * entity it persisted waiting in the unit of work. Otherwise the next write (the runtime's requeue
+   * after a failure) would flush the failed step's changes with it, as if the step had succeeded.
+   */
+  override write(change: Apply): Promise<void> {
+    let before: Partial<Digest> | undefined
+    return super
+      .write((tx, row) => {
+        before = { ...row }
+        return change(tx, row)
+      })
+      .catch((error: unknown) => {
+        if (before) Object.assign(this.row, before)
+        this.em.clear()
+        throw error
+      })
+  }
+
+  /** The digest's frozen items, in order. */
+  items(): Promise<DigestItem[]> {
+    return this.em.find(DigestItem, { digestId: this.row.id }, { orderBy: { position: 'asc' } })
+  }
+
+  /** Hands the step back as queued (for the stream's retry, or with a lease of 0 for the sweep at once); the attempt stays counted. */
+  requeue(leaseMs = this.leaseMs): Promise<void> {
+    return this.write((_, row) => {
+      row.state = 'queued'
+      row.leaseUntil = new Date(Date.now() + leaseMs)
+      row.updatedAt = new Date()
+    })
+  }
+
+  /** Ends the step once, with what it made. */
+  finish(end: DigestEnd, _durationMs: number): Promise<void> {
+    return this.write(async (tx, row) => {
+      await end.apply?.(tx, row)
+      row.state = end.state
+      row.updatedAt = new Date()
+      if (end.state === 'queued') {
+        row.step = end.step
+        row.notBefore = end.notBefore
+        row.attempts = 0
+        // Not dispatched: the sweep dispatches it once notBefore has passed on the digester's clock.
+        row.leaseUntil = null
+        return
+      }
+      row.leaseUntil = null
+      if (end.state === 'undelivered') {
+        row.errorCode = end.code
+        row.error = end.message.slice(0, 2000)
+      }
+    }).then(() => {
+      if (end.state !== 'queued') countDigestEnd(end.state)
+    })
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * The project's digests page (docs/digest.md, "Read paths"): the latest daily digests, as sent,
+ * with each item's frozen facts and whether its written paragraph passed the check. Access is the
+ * project pages': its owner only.
+ */
+import type uWS from 'uWebSockets.js'
+import { readLatestDigests } from '../../digester/read.js'
+import type { DashboardDeps } from './deps.js'
+import { ownProject } from './project-routes.js'
+import { sendPage } from './respond.js'
+import { getPage } from './route.js'
+import { digestsPage } from './views/digests.js'
+
+/** Digests the page shows: two weeks. */
+const SHOWN = 14
+
+/** Registers GET /projects/:id/digests. */
+export function registerDigestRoutes(app: uWS.TemplatedApp, deps: DashboardDeps): void {
+  getPage(app, deps, '/projects/:id/digests', async (ctx) => {
+    const owned = await ownProject(deps, ctx)
+    if (!owned) return
+    sendPage(ctx.ex, 200, digestsPage(ctx.viewer, owned.project, await readLatestDigests(deps.setup.db, owned.project.id, SHOWN)))
+  })
+}
