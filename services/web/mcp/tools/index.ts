@@ -4,6 +4,7 @@
  */
 import type { ToolDefinition } from '../tool.js'
 import { getIssue } from './get-issue.js'
+import { getLatestDigest } from './get-latest-digest.js'
 import { getSetupState } from './get-setup-state.js'
 import { linkPullRequestTool } from './link-pull-request.js'
 import { listIssueEvents } from './list-issue-events.js'
@@ -17,7 +18,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   listIssueEvents,
   listKnownProblemsTool,
   getSetupState,
-  // get_latest_digest goes here (tools/get-latest-digest.ts over the digester's read, issue 23).
+  getLatestDigest,
   startFix,
   linkPullRequestTool,
 ]
