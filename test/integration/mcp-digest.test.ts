@@ -25,7 +25,8 @@ t.test("get_latest_digest answers the project's digests as delivered, and anothe
   const [sent] = h.posts(shop.hook)
   t.ok(sent, 'the digest went to the chat')
 
-  const agent = await connectAgent(t, h.stack.baseUrl, (await mintKey(h.stack.db, shop.id, 'api', 'agent')).token)
+  const shopKey = (await mintKey(h.stack.db, shop.id, 'api', 'agent')).token
+  const agent = await connectAgent(t, h.stack.baseUrl, shopKey)
   const answer = await callTool(agent, 'get_latest_digest')
   t.equal(answer.isError, false)
   const digests = answer.body.digests as Array<Record<string, unknown>>
@@ -45,8 +46,18 @@ t.test("get_latest_digest answers the project's digests as delivered, and anothe
   t.equal(refused.isError, true)
   t.equal(refused.body.code, 'invalid_arguments', 'at most 7')
 
-  const other = await connectAgent(t, h.stack.baseUrl, (await mintKey(h.stack.db, blog.id, 'api', 'agent')).token)
+  const blogKey = (await mintKey(h.stack.db, blog.id, 'api', 'agent')).token
+  const other = await connectAgent(t, h.stack.baseUrl, blogKey)
   const own = (await callTool(other, 'get_latest_digest', { limit: 7 })).body.digests as Array<{ id: string; state: string; items: unknown[] }>
   t.match(own, [{ local_date: '2026-06-10', state: 'empty', items: [] }], "another project's key reads only its own day, with nothing to report")
   t.not(own[0]?.id, digests[0]!.id)
+
+  // The project API's JSON read takes the same key as a bearer token, for its own project only.
+  const read = (key: string): Promise<Response> => fetch(`${h.stack.baseUrl}/api/v1/projects/${shop.id}/digests`, { headers: { Authorization: `Bearer ${key}` } })
+  const api = await read(shopKey)
+  t.equal(api.status, 200)
+  t.match(await api.json(), { timezone: 'UTC', digests: [{ local_date: '2026-06-10', state: 'delivered', text: sent }] })
+  const foreign = await read(blogKey)
+  t.equal(foreign.status, 404, "another project's key: not found")
+  t.match(await foreign.json(), { code: 'project_not_found' })
 })
