@@ -47,25 +47,6 @@ export class DigestRecord extends LeasedRecord<Digest> {
     return this.row
   }
 
-  /**
-   * A write whose transaction failed leaves nothing behind: the row's fields as they were, and no
-   * entity it persisted waiting in the unit of work. Otherwise the next write (the runtime's requeue
-   * after a failure) would flush the failed step's changes with it, as if the step had succeeded.
-   */
-  override write(change: Apply): Promise<void> {
-    let before: Partial<Digest> | undefined
-    return super
-      .write((tx, row) => {
-        before = { ...row }
-        return change(tx, row)
-      })
-      .catch((error: unknown) => {
-        if (before) Object.assign(this.row, before)
-        this.em.clear()
-        throw error
-      })
-  }
-
   /** The digest's frozen items, in order. */
   items(): Promise<DigestItem[]> {
     return this.em.find(DigestItem, { digestId: this.row.id }, { orderBy: { position: 'asc' } })

@@ -46,6 +46,7 @@ export class LeasedRecord<Row extends { leaseUntil: Date | null; attempts: numbe
       if (this.#lost) throw new RunTakenOver('the job was taken over by another worker')
       const deferred = this.#deferred
       this.#deferred = undefined
+      const before = { ...this.row }
       try {
         await this.em.transactional(async (tx) => {
           const row = tx.merge(this.row as object) as Row
@@ -58,6 +59,11 @@ export class LeasedRecord<Row extends { leaseUntil: Date | null; attempts: numbe
           this.#lost = true
           throw new RunTakenOver('the job was taken over by another worker')
         }
+        // The transaction left nothing in the database, so nothing of it may stay in memory either:
+        // the row's fields as they were and no entity waiting in the unit of work. Otherwise the
+        // next write (the requeue after a failure) would flush the failed change with its own.
+        Object.assign(this.row, before)
+        this.em.clear()
         throw error
       }
     })

@@ -132,6 +132,27 @@ t.test('a failure is retried until the job has spent its attempts, then stops wi
   t.match(await read(id), { state: 'stopped', attempts: 3, result: 'remote_unavailable: the remote answered 503' })
 })
 
+t.test('a write whose transaction fails leaves nothing behind for the next write to flush', async (t) => {
+  const { deps, add, read, orm } = await setUp(t)
+  const id = await add()
+  const claim = await claimChore(orm, id, deps.leaseMs)
+  if (claim.status !== 'claimed') throw new Error('not claimed')
+  const record = claim.record
+  const stray = new Chore()
+  await t.rejects(
+    record.write((tx, row) => {
+      row.result = 'half-written'
+      tx.persist(stray)
+      throw new Error('the step failed after changing the row')
+    }),
+    { message: 'the step failed after changing the row' },
+  )
+  t.equal(record.current.result, '', 'the row in memory is as the database holds it')
+  await record.requeue()
+  t.match(await read(id), { state: 'queued', result: '' }, 'the requeue wrote only its own change')
+  t.equal(await (orm.em.fork() as EntityManager).count(Chore, { id: stray.id }), 0, 'and no entity the failed write persisted')
+})
+
 t.test('a lapsed job is dispatched again; one whose attempts are spent stops with lease_lost', async (t) => {
   const { orm, add, read } = await setUp(t)
   const dispatched: string[] = []
