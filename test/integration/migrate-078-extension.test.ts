@@ -73,6 +73,6 @@ t.test('a migration role that may not create the extension is told to have a sup
   await superuser.query('CREATE EXTENSION IF NOT EXISTS vector')
   await superuser.end()
   const result = await migrate(db)
-  t.same(result.applied.map((m) => m.version), [78])
+  t.same(result.applied.map((m) => m.version), readMigrations().filter((m) => m.version >= 78).map((m) => m.version), '078 and every migration after it')
   t.ok(await hasTable(db, 'friction_jobs'))
 })
