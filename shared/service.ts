@@ -23,3 +23,11 @@ export interface HostedService {
   /** Further lines for /health (the investigator: running, slots, budgets). */
   details?(): Promise<string[]>
 }
+
+/** waitingFor of a service whose work needs the database: "database" while its pool's outage watch says it is down. */
+export function waitingForDatabase(db: { readonly outage: { readonly downSince: number | undefined } }): HostedService['waitingFor'] {
+  return () => {
+    const since = db.outage.downSince
+    return since === undefined ? undefined : { what: 'database', since }
+  }
+}

@@ -16,7 +16,7 @@ import type { Orm } from '../../shared/orm.js'
 import type { ModelPlugin } from '../../shared/plugins/model-types.js'
 import type { ChatPlugin } from '../../shared/plugins/types.js'
 import type { StreamKeys } from '../../shared/redis.js'
-import type { HostedService } from '../../shared/service.js'
+import { waitingForDatabase, type HostedService } from '../../shared/service.js'
 import { StreamConsumer } from '../../shared/streams/index.js'
 import { GROUPS } from '../../shared/topology.js'
 import { systemClock, type Clock } from './clock.js'
@@ -117,10 +117,7 @@ export function createDigester(deps: DigesterDeps): Digester {
     redis: deps.redis,
     consumers,
     sweeper,
-    waitingFor: () => {
-      const since = deps.db.outage.downSince
-      return since === undefined ? undefined : { what: 'database', since }
-    },
+    waitingFor: waitingForDatabase(deps.db),
     details: () => digestHealth(deps.db, slots, deps.settings, deps.model?.label, deps.chat !== undefined),
   })
   return { ...service, sweepNow: () => sweeper.sweepNow() }

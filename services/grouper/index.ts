@@ -9,7 +9,7 @@ import { changeFields } from '../../shared/issue-changes.js'
 import type { Logger } from '../../shared/log.js'
 import { Counter } from '../../shared/metrics.js'
 import { publishWake, type StreamKeys } from '../../shared/redis.js'
-import type { HostedService } from '../../shared/service.js'
+import { waitingForDatabase, type HostedService } from '../../shared/service.js'
 import { groupActivity, queueDepth, StreamConsumer, type StreamEntry } from '../../shared/streams/index.js'
 import { GROUPS } from '../../shared/topology.js'
 import { ProjectVersions } from './project-versions.js'
@@ -125,9 +125,6 @@ export function createGrouper(deps: GrouperDeps): HostedService {
     // The laggard counts: one stuck loop holds its entries even while the others move.
     lastProgressAt: () => Math.min(...consumers.map((consumer) => consumer.lastProgressAt)),
     fleetIdleMs: async () => (await groupActivity(deps.redis, deps.keys.events, GROUPS.grouper)).minIdleMs,
-    waitingFor: () => {
-      const since = deps.db.outage.downSince
-      return since === undefined ? undefined : { what: 'database', since }
-    },
+    waitingFor: waitingForDatabase(deps.db),
   }
 }

@@ -14,7 +14,7 @@ import type { Logger } from '../../shared/log.js'
 import type { Orm } from '../../shared/orm.js'
 import type { StreamKeys } from '../../shared/redis.js'
 import type { SandboxPlugin } from '../../shared/plugins/sandbox-types.js'
-import type { HostedService } from '../../shared/service.js'
+import { waitingForDatabase, type HostedService } from '../../shared/service.js'
 import { StreamConsumer, type StreamEntry } from '../../shared/streams/index.js'
 import { GROUPS } from '../../shared/topology.js'
 import { changesOf } from '../../shared/issue-changes.js'
@@ -115,10 +115,7 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
     sweeper,
     // The fleet's slots are read for /metrics while this service runs.
     watch: () => watchSlots(slots),
-    waitingFor: () => {
-      const since = deps.db.outage.downSince
-      return since === undefined ? undefined : { what: 'database', since }
-    },
+    waitingFor: waitingForDatabase(deps.db),
     details: async () => {
       const usage = await usageByProjectToday(deps.orm)
       const paused = deps.limits.maxConcurrent === 0 ? ' (paused: INVESTIGATION_MAX_CONCURRENT=0)' : ''

@@ -17,7 +17,7 @@ import type { Logger } from '../../shared/log.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import type { Orm } from '../../shared/orm.js'
 import type { StreamKeys } from '../../shared/redis.js'
-import type { HostedService } from '../../shared/service.js'
+import { waitingForDatabase, type HostedService } from '../../shared/service.js'
 import { StreamConsumer } from '../../shared/streams/index.js'
 import { GROUPS } from '../../shared/topology.js'
 import { dispatchDue, dispatchJobs, FRICTION_JOB_KINDS, jobOfEntry, type FrictionJobKind } from './dispatch.js'
@@ -112,10 +112,7 @@ export function createMatcher(deps: MatcherDeps): Matcher {
     redis: deps.redis,
     consumers,
     sweeper,
-    waitingFor: () => {
-      const since = deps.db.outage.downSince
-      return since === undefined ? undefined : { what: 'database', since }
-    },
+    waitingFor: waitingForDatabase(deps.db),
     details: () => matcherHealth({ db: deps.db, limits: deps.limits, slots, model: embedder?.model }),
   })
   return {

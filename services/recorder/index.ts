@@ -14,7 +14,7 @@ import type { Logger } from '../../shared/log.js'
 import { ObjectStoreUnavailable, type ObjectStore } from '../../shared/object-store.js'
 import { chunkFromFields, MalformedChunk, type RecordingChunk } from '../../shared/recording-chunk.js'
 import type { StreamKeys } from '../../shared/redis.js'
-import type { HostedService } from '../../shared/service.js'
+import { waitingForDatabase, type HostedService } from '../../shared/service.js'
 import { StreamConsumer, type StreamEntry } from '../../shared/streams/index.js'
 import { DAY, MINUTE } from '../../shared/time.js'
 import { GROUPS } from '../../shared/topology.js'
@@ -151,10 +151,7 @@ export function createRecorder(deps: RecorderDeps): Recorder {
     consumers: [{ consumer, stream: deps.keys.recordings, group: GROUPS.recorder }],
     sweeper,
     watch: () => watchOpen(() => countOpen(deps.db)),
-    waitingFor: () => {
-      const since = deps.db.outage.downSince
-      return since === undefined ? undefined : { what: 'database', since }
-    },
+    waitingFor: waitingForDatabase(deps.db),
     details: async () => [
       `recordings: open=${await countOpen(deps.db)} closed=${done.closed} deleted=${done.deleted} retention_days=${deps.settings.retentionMs / DAY} idle_minutes=${deps.settings.idleMs / MINUTE}`,
     ],
