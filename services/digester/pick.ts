@@ -7,7 +7,7 @@
  * investigator's and the matcher's tables; writes nothing.
  */
 import type { Queryable } from '../../shared/db.js'
-import { cleanText } from '../matcher/friction/untrusted-text.js'
+import { cleanText } from '../../shared/untrusted-text.js'
 import type { ItemLink, ItemOutcome } from './store/entities.js'
 
 /** Entries one digest holds at most: a chat message stays readable; the rest wait for the next run. */

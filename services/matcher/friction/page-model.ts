@@ -4,7 +4,7 @@
  * as the element a person saw (`button#pay.primary "Pay now"`), and whether it is a control that
  * should answer a click. Everything kept here is the recorded page's own text: untrusted.
  */
-import { cleanName, cleanText } from './untrusted-text.js'
+import { cleanName, cleanText } from '../../../shared/untrusted-text.js'
 
 /** rrweb's NodeType: elements and text nodes are all a description needs. */
 const NODE_ELEMENT = 2

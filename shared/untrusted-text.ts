@@ -1,7 +1,8 @@
 /**
- * Text taken from a recording (element text, ids, classes, error messages, addresses) is written
- * by the recorded page, so it is untrusted: it is kept only as short, flat, printable text. Nothing
- * here reads meaning into it; it is quoted into targets and narratives, never followed.
+ * Text a browser sent (a recording's element text, ids, classes, error messages and addresses; an
+ * issue's title) is untrusted: where it is quoted (the matcher's targets and narratives, the
+ * digest's items) it is kept only as short, flat, printable text. Nothing here reads meaning into
+ * it; it is quoted, never followed.
  */
 
 /**
