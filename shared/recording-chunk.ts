@@ -6,6 +6,7 @@
  * an object key is used only when it lies under its own recording's folder.
  */
 import { OBJECT_KEY } from './plugins/types.js'
+import { storableText } from './untrusted-text.js'
 import type { UserIdentity } from './user-key.js'
 
 export interface RecordingChunk {
@@ -104,10 +105,10 @@ export function chunkFromFields(fields: Record<string, string>): RecordingChunk 
     firstAt: Math.min(firstAt, lastAt),
     lastAt: Math.max(firstAt, lastAt),
     receivedAt: time(fields, 'received'),
-    sessionId: storable(fields.session),
+    sessionId: storableText(fields.session),
     user: userOf(fields.user),
-    release: fields.release ? storable(fields.release) : undefined,
-    environment: fields.environment ? storable(fields.environment) : undefined,
+    release: fields.release ? storableText(fields.release) : undefined,
+    environment: fields.environment ? storableText(fields.environment) : undefined,
     pages: pagesOf(fields.pages),
     clicks: count(fields, 'clicks'),
     errors: count(fields, 'errors'),
@@ -138,7 +139,7 @@ function userOf(raw: string | undefined): UserIdentity | undefined {
   const user: UserIdentity = {}
   for (const name of ['id', 'email', 'username'] as const) {
     const value = (parsed as Record<string, unknown>)[name]
-    if (typeof value === 'string') user[name] = storable(value)
+    if (typeof value === 'string') user[name] = storableText(value)
   }
   return Object.values(user).some(Boolean) ? user : undefined
 }
@@ -151,10 +152,6 @@ function pagesOf(raw: string | undefined): string[] {
     throw new MalformedChunk('pages is not JSON')
   }
   if (!Array.isArray(parsed) || !parsed.every((page) => typeof page === 'string')) throw new MalformedChunk('pages is not a JSON array of text')
-  return [...new Set((parsed as string[]).map(storable))].slice(0, MAX_PAGES)
+  return [...new Set((parsed as string[]).map(storableText))].slice(0, MAX_PAGES)
 }
 
-/** Text PostgreSQL can hold: NUL and lone surrogates become U+FFFD. */
-function storable(text: string): string {
-  return text.replaceAll('\0', '\uFFFD').toWellFormed()
-}

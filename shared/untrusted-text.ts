@@ -1,8 +1,9 @@
 /**
  * Text a browser sent (a recording's element text, ids, classes, error messages and addresses; an
  * issue's title) is untrusted: where it is quoted (the matcher's targets and narratives, the
- * digest's items) it is kept only as short, flat, printable text. Nothing here reads meaning into
- * it; it is quoted, never followed.
+ * digest's items) it is kept only as short, flat, printable text, and where it is stored it holds
+ * only what PostgreSQL can (storableText). Nothing here reads meaning into it; it is quoted, never
+ * followed.
  */
 
 /**
@@ -26,4 +27,17 @@ export function cleanText(value: unknown, max: number): string {
 /** A name from a recorded attribute (an id, a class): cleaned, with no spaces, at most max characters. */
 export function cleanName(value: unknown, max: number): string {
   return cleanText(value, max).replace(/ /g, '')
+}
+
+/** True when PostgreSQL can hold text as it is: no NUL (text refuses it), no lone surrogate (jsonb refuses it). */
+export function isStorable(text: string): boolean {
+  return !text.includes('\0') && text.isWellFormed()
+}
+
+/**
+ * text with U+FFFD in place of each NUL and lone surrogate: how recorded text is stored, and how a
+ * request's filter is read, so the filter finds what was stored from the same text.
+ */
+export function storableText(text: string): string {
+  return isStorable(text) ? text : text.replaceAll('\0', '\uFFFD').toWellFormed()
 }

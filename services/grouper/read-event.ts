@@ -1,5 +1,6 @@
 /** Reading a stored body back as an event, in a form PostgreSQL can hold. */
 import type { ErrorEvent } from '../../shared/event.js'
+import { storableText } from '../../shared/untrusted-text.js'
 
 /**
  * The body as an event, or undefined when it is not one (the ingress validated it; a hand-made
@@ -24,7 +25,7 @@ export function readEvent(text: string): { event: ErrorEvent; body: string } | u
 const UNSTORABLE_ESCAPE = /(?<!\\)(?:\\\\)*\\u(?:0000|[dD][89a-fA-F])/
 
 function storable(value: unknown): unknown {
-  if (typeof value === 'string') return value.replaceAll('\0', '\uFFFD').toWellFormed()
+  if (typeof value === 'string') return storableText(value)
   if (Array.isArray(value)) return value.map(storable)
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {}

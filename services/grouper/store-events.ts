@@ -237,6 +237,9 @@ async function upsertActors(client: pg.PoolClient, inserted: Prepared[], issueId
 /**
  * Moves the counters of the issues that gained events, and gives an issue the title and culprit of
  * a gained event that reads better in source terms (say, the first after its maps were uploaded).
+ * An event that reads as well takes over the title only where the stored one is its masked title
+ * (an id the code wrote, masked by the rule before issue 28): a title never flips between engines'
+ * wordings, and a name masked once comes back with the next event that names it.
  */
 async function bumpIssueCounters(client: pg.PoolClient, inserted: Prepared[], issueIds: Map<string, string>, gains: ActorGains): Promise<void> {
   const perIssue = new Map<string, { n: number; first: number; last: number; best: Grouped }>()
@@ -257,11 +260,11 @@ async function bumpIssueCounters(client: pg.PoolClient, inserted: Prepared[], is
        session_count = i.session_count + d.s,
        first_seen = LEAST(i.first_seen, d.first),
        last_seen = GREATEST(i.last_seen, d.last),
-       title = CASE WHEN d.q > i.detail_quality THEN d.t ELSE i.title END,
+       title = CASE WHEN d.q > i.detail_quality OR (d.q = i.detail_quality AND i.title = d.m AND d.t <> d.m) THEN d.t ELSE i.title END,
        culprit = CASE WHEN d.q > i.detail_quality THEN d.c ELSE i.culprit END,
        detail_quality = GREATEST(i.detail_quality, d.q)
-     FROM unnest($1::uuid[], $2::int[], $3::int[], $4::int[], $5::timestamptz[], $6::timestamptz[], $7::int[], $8::text[], $9::text[])
-       AS d(id, n, u, s, first, last, q, t, c)
+     FROM unnest($1::uuid[], $2::int[], $3::int[], $4::int[], $5::timestamptz[], $6::timestamptz[], $7::int[], $8::text[], $9::text[], $10::text[])
+       AS d(id, n, u, s, first, last, q, t, c, m)
      WHERE i.id = d.id`,
     [
       ids,
@@ -273,6 +276,7 @@ async function bumpIssueCounters(client: pg.PoolClient, inserted: Prepared[], is
       rows.map((row) => row.best.quality ?? 0),
       rows.map((row) => row.best.title),
       rows.map((row) => row.best.culprit),
+      rows.map((row) => row.best.maskedTitle ?? null),
     ],
   )
 }

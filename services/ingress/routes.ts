@@ -7,6 +7,7 @@ import type uWS from 'uWebSockets.js'
 import type { Db } from '../../shared/db.js'
 import { BodyError } from '../../shared/http/errors.js'
 import { exchange, readBodyBytes, readBodyText, send, sendError, type Exchange } from '../../shared/http/exchange.js'
+import { readQuery } from '../../shared/http/request-text.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import { acceptEvent, KEY_CHECK_RETRY_AFTER, requireIngestKey, type IngestDeps } from './accept-event.js'
 import { ingestBodyError, IngestError, UPLOAD_KEY_MESSAGES, type IngestErrorCode } from './errors.js'
@@ -88,7 +89,7 @@ export function registerIngestRoutes(app: uWS.TemplatedApp, deps: IngestRouteDep
   app.post('/api/v1/sourcemaps', (res, req) => {
     const ex = exchange(res)
     const body = bodyHeaders(req)
-    const query = new URLSearchParams(req.getQuery() ?? '')
+    const query = readQuery(req.getQuery())
     const target = { path: query.get('path') ?? undefined, release: query.get('release') ?? undefined, debugId: req.getHeader('x-svc-debug-id') || undefined }
     const cap = deps.uploads.maxBytes
     const tooLarge = `The source map is over ${cap / 1024 / 1024} MiB (counted after decompression). Upload it without inlined sources, or split the bundle.`

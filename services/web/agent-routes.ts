@@ -6,6 +6,7 @@ import type uWS from 'uWebSockets.js'
 import { isDatabaseOutage } from '../../shared/db.js'
 import { BodyError } from '../../shared/http/errors.js'
 import { clientAddress, exchange, readBodyText, send, sendError, type Exchange } from '../../shared/http/exchange.js'
+import { readQuery } from '../../shared/http/request-text.js'
 import { attachRepository, completeSession, connectChat, recordProgress } from './setup/actions.js'
 import { AgentError } from './setup/errors.js'
 import { pollAnswer } from './setup/facts.js'
@@ -41,7 +42,7 @@ function readRequest(res: uWS.HttpResponse, req: uWS.HttpRequest, withId: boolea
   return {
     pollId: withId ? req.getParameter(0) ?? '' : '',
     token: req.getHeader('x-svc-poll-token') || undefined,
-    query: new URLSearchParams(req.getQuery() ?? ''),
+    query: readQuery(req.getQuery()),
     contentType: req.getHeader('content-type'),
     declaredLength: Number(req.getHeader('content-length') || 0),
     address: clientAddress(res, req.getHeader('x-forwarded-for'), proxyHops),

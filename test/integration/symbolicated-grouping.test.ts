@@ -20,9 +20,16 @@ export function main() {
 main()
 `
 
-/** A minified bundle built from SOURCE as src/cart.ts, its map, and the V8 stack of running it from url. */
-function crashFrom(url: string, banner = ''): { map: string; stack: string; message: string } {
-  const result = buildSync({ stdin: { contents: SOURCE, sourcefile: 'src/cart.ts', loader: 'ts' }, bundle: true, minify: true, format: 'iife', globalName: 'app', sourcemap: 'external', outfile: 'app.js', banner: { js: banner }, write: false })
+const PLAYER = `export function play(stream) {
+  return stream.h264Decoder(stream.frame)
+}
+
+play({ frame: 1 })
+`
+
+/** A minified bundle built from source as src/cart.ts, its map, and the V8 stack of running it from url. */
+function crashFrom(url: string, banner = '', source = SOURCE): { map: string; stack: string; message: string } {
+  const result = buildSync({ stdin: { contents: source, sourcefile: 'src/cart.ts', loader: 'ts' }, bundle: true, minify: true, format: 'iife', globalName: 'app', sourcemap: 'external', outfile: 'app.js', banner: { js: banner }, write: false })
   const code = result.outputFiles.find((f) => f.path.endsWith('.js'))!.text
   try {
     runInNewContext(code, {}, { filename: url })
@@ -66,4 +73,26 @@ t.test('without a map, the same error is grouped as before and its frames say th
   await waitFor(async () => (await stack.db.query('SELECT 1 FROM events')).rowCount === 1, 15_000, 50)
   const { rows } = await stack.db.query<{ grouping: { frames: Array<{ unresolved?: string; file: string }> } }>('SELECT grouping FROM events')
   t.equal(rows[0]!.grouping.frames[0]!.unresolved, 'map_missing')
+})
+
+t.test('an issue titled before titles kept the code\'s names takes the name from its next event', async (t) => {
+  const stack = await startTestStack(t, { worker: true })
+  const url = 'https://shop.example.com/assets/app-1a2b3c4d.js'
+  const crash = crashFrom(url, '', PLAYER)
+  t.match(crash.message, /^\w+\.h264Decoder is not a function$/, 'the engine names the minified head')
+  const upload = await fetch(`${stack.baseUrl}/api/v1/sourcemaps?release=player@1&path=${new URL(url).pathname}`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': await stack.mint('sourcemap') }, body: crash.map })
+  t.equal(upload.status, 201)
+  const send = async (count: number): Promise<{ title: string }> => {
+    const event = sampleEvent({ release: 'player@1', error: { type: 'TypeError', message: crash.message, stack: crash.stack } })
+    t.equal((await postEvent(stack.baseUrl, event, { 'Content-Type': 'application/json', 'X-API-Key': stack.ingestKey })).status, 202)
+    return waitFor(async () => (await stack.db.query<{ title: string }>('SELECT title FROM issues WHERE event_count = $1', [count])).rows[0], 15_000, 50)
+  }
+  t.equal((await send(1)).title, 'TypeError: stream.h264Decoder is not a function', 'a new issue names what the throwing line names')
+  // As the rule before issue 28 stored it.
+  await stack.db.query("UPDATE issues SET title = 'TypeError: stream.<id> is not a function'")
+  t.equal((await send(2)).title, 'TypeError: stream.h264Decoder is not a function', 'the stored masked title takes the name')
+  await stack.db.query("UPDATE issues SET title = 'TypeError: <id> failed'")
+  t.equal((await send(3)).title, 'TypeError: <id> failed', 'a title that is not this event\'s masked reading stays')
+  const { rows } = await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM issues')
+  t.equal(rows[0]!.n, 1, 'every event joined the one issue')
 })

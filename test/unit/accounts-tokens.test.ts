@@ -2,6 +2,7 @@ import t from 'tap'
 import { finishOAuth, OAUTH_STATE_TTL_MS, safeNextPath, startOAuth } from '../../services/web/accounts/oauth-state.js'
 import { digestText, hashToken, randomToken, sameToken } from '../../services/web/accounts/tokens.js'
 import { oauthRedirectUri, oauthWarnings } from '../../services/web/dashboard/oauth-settings.js'
+import { signInPath } from '../../services/web/dashboard/viewer.js'
 import { loadConfig } from '../../shared/config.js'
 
 t.test('session tokens are 256 random bits in base64url, stored as their SHA-256', async (t) => {
@@ -49,6 +50,16 @@ t.test('after sign-in a person is sent only to a path on this site', async (t) =
   t.equal(safeNextPath('/ok\r\nSet-Cookie: x=1'), '/')
   t.equal(safeNextPath('javascript:alert(1)'), '/')
   t.equal(startOAuth('//evil.example').cookieValue.split('.')[2], Buffer.from('/').toString('base64url'), 'the state cookie keeps only a safe path')
+})
+
+t.test('the sign-in a signed-out page sends to returns to the page, and its address stays short', async (t) => {
+  t.equal(signInPath('/projects/p/recordings?user=bob'), '/signin?next=%2Fprojects%2Fp%2Frecordings%3Fuser%3Dbob')
+  const long = `/projects/p/recordings?user=${'u'.repeat(20 * 1024)}`
+  t.equal(signInPath(long), '/signin?next=%2Fprojects%2Fp%2Frecordings', 'a query too long to come back to is dropped, the path kept')
+  t.equal(safeNextPath(decodeURIComponent(signInPath(long).split('=')[1]!)), '/projects/p/recordings', 'and the sign-in accepts what it names')
+  const edge = `/p?q=${'x'.repeat(512 - 5)}`
+  t.equal(safeNextPath(decodeURIComponent(signInPath(edge).split('next=')[1]!)), edge, 'a path as long as a sign-in returns to is kept whole')
+  t.equal(signInPath(`/${'p'.repeat(600)}`), '/signin', 'a path too long by itself returns to the projects')
 })
 
 t.test('the OAuth callback lives on DASHBOARD_ORIGIN, else on the service address', async (t) => {

@@ -34,6 +34,22 @@ t.test('titles replace one user\'s data and minified names, and keep what the co
   t.equal(readableMessage('base64 of utf8 failed'), 'base64 of utf8 failed')
 })
 
+t.test('an id the code wrote stays in the title; one user\'s id is masked', async (t) => {
+  t.equal(readableMessage('h264Decoder is undefined', '  const frame = h264Decoder.decode(chunk)'), 'h264Decoder is undefined', 'the throwing line names it')
+  t.equal(readableMessage('e.h264Decoder is not a function', '  return stream.h264Decoder(stream.frame)'), 'stream.h264Decoder is not a function', 'after its minified head is restored')
+  t.equal(readableMessage("Cannot read properties of undefined (reading 'sha256Digest')"), "Cannot read properties of undefined (reading 'sha256Digest')", 'V8 quotes the property it read')
+  t.equal(readableMessage("undefined is not an object (evaluating 'e.sha256Digest.length')"), "undefined is not an object (evaluating 'e.sha256Digest.length')", 'JavaScriptCore quotes the expression')
+  t.equal(readableMessage('can\'t access property "sha256Digest", e is undefined'), 'can\'t access property "sha256Digest", e is undefined', 'SpiderMonkey quotes the property')
+  t.equal(readableMessage('h264Decoder is not defined'), 'h264Decoder is not defined', 'a ReferenceError names a variable')
+  t.equal(readableMessage("Can't find variable: h264Decoder"), "Can't find variable: h264Decoder")
+  t.equal(readableMessage('h264Decoder is undefined'), '<id> is undefined', 'without the throwing line, an id may be anybody\'s')
+  t.equal(readableMessage('Order ORD-2024-0042 not found', '  throw new HttpError(404, `Order ${orderId} not found`)'), 'Order <id> not found', 'a value the line interpolates is one user\'s')
+  t.equal(readableMessage('Order ORD-2024-0042 not found', "  if (id === 'ORD-2024-00421') throw new Error(`Order ${id} not found`)"), 'Order <id> not found', 'only a whole token of the line counts')
+  t.equal(readableMessage('Unknown region eu-west-123', "  throw new Error('Unknown region eu-west-123')"), 'Unknown region eu-west-123', 'a constant of the line is code')
+  t.equal(readableMessage('{"ORD-2024-0042":1} is not an order'), '{"<id>":<n>} is not an order', 'an id as a JSON key is data')
+  t.equal(readableMessage('h264Decoder is undefined', '  const frame = h264Decoder.decode(chunk)', false), '<id> is undefined', 'the masked reading masks every id')
+})
+
 t.test('culprits name the function, the project path and the line', async (t) => {
   t.equal(culpritOf(mapped('b', { file: 'https://x/assets/index-1a2b3c4d.js', line: 1, column: 900 }, '../../src/profile.ts', 42, 'x', 0, 'shippingLabel')), 'shippingLabel (src/profile.ts:42)')
   t.equal(culpritOf({ function: 'b', file: 'https://x/assets/index-1a2b3c4d.js', line: 1, column: 9, inApp: true }), '<anonymous> (/assets/index-<hash>.js)', 'never a minified name')

@@ -57,3 +57,15 @@ t.test('the recorded corpus: version 4 makes one issue per defect, and splits no
   const multi = (await groupCorpus({ ...corpus, events: corpus.events.filter((e) => e.bug === 'multi-line') }, 4)).map(({ result }) => result.culprit)
   t.same(new Set(multi), new Set(['localTotal (src/checkout.ts:39)', 'localTotal (src/checkout.ts:43)']), 'each build names the const statement, whatever the engine')
 })
+
+t.test('a name the code wrote is kept in the title only: the fingerprint reads the message as before', async (t) => {
+  const decoder = placed(120, 12, '  return stream.h264Decoder(stream.frame)')
+  const named = groupEvent({ type: 'TypeError', message: 'e.h264Decoder is not a function', stack: 'x', frames: [decoder] }, 4)
+  t.equal(named.title, 'TypeError: stream.h264Decoder is not a function')
+  t.equal(named.maskedTitle, 'TypeError: stream.<id> is not a function', 'the reading an issue stored before kept ids has')
+  const site = groupEvent({ type: 'TypeError', message: 'e.h265Decoder is not a function', stack: 'x', frames: [decoder] }, 4)
+  t.equal(site.fingerprint, named.fingerprint, 'the site keys the issue; a title is never part of a fingerprint')
+  const bare = groupEvent({ type: 'TypeError', message: "Cannot read properties of undefined (reading 'sha256Digest')", stack: '' }, 4)
+  t.equal(bare.title, "TypeError: Cannot read properties of undefined (reading 'sha256Digest')")
+  t.equal(bare.fingerprint, groupEvent({ type: 'TypeError', message: "Cannot read properties of undefined (reading 'sha512Digest')", stack: '' }, 4).fingerprint, 'the message template masks it as it did')
+})

@@ -94,6 +94,11 @@ export interface GroupingResult {
   fingerprint: string
   /** "Type: message" as reported, trimmed and capped: what a person reads in the issue list. */
   title: string
+  /**
+   * The title with every id masked, as titles read before they kept the ids the code wrote
+   * (versions 3 and 4): an issue stored with it takes title from this event (docs/grouping.md).
+   */
+  maskedTitle?: string
   /** Top in-app frame as "function (file)" with the file normalised, or ''. */
   culprit: string
   frames: StackFrame[]

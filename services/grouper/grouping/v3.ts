@@ -21,7 +21,7 @@ import { classifyNoise } from './noise.js'
 import { normalizeMessage, normalizeType } from './normalize.js'
 import { siteKey, throwSite } from './site.js'
 import { stackNote } from './stack-note.js'
-import { culpritOf, titleOf } from './title.js'
+import { culpritOf, maskedTitleOf, titleOf } from './title.js'
 import type { GroupingInput, GroupingResult, StackFrame } from './types.js'
 import { framesBeforeScheduler, hash } from './v1.js'
 import { parseFrames } from './v2.js'
@@ -42,6 +42,7 @@ export function groupV3(input: GroupingInput): GroupingResult {
   const base = {
     version: 3 as const,
     title: titleOf(rawType, message, site),
+    maskedTitle: maskedTitleOf(rawType, message, site),
     culprit: culpritOf(site),
     frames: shown,
     stackNote: stackNote(input, frames, inApp),

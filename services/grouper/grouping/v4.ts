@@ -20,7 +20,7 @@ import { classifyNoise } from './noise.js'
 import { normalizeMessage, normalizeType } from './normalize.js'
 import { MIN_SITE_TEXT, siteKey, throwSite, type SiteKey } from './site.js'
 import { stackNote } from './stack-note.js'
-import { culpritOf, titleOf } from './title.js'
+import { culpritOf, maskedTitleOf, titleOf } from './title.js'
 import type { GroupingInput, GroupingResult, SourceStatement, StackFrame } from './types.js'
 import { framesBeforeScheduler, hash } from './v1.js'
 import { parseFrames } from './v2.js'
@@ -41,6 +41,7 @@ export function groupV4(input: GroupingInput): GroupingResult {
   const base = {
     version: 4 as const,
     title: titleOf(rawType, message, site),
+    maskedTitle: maskedTitleOf(rawType, message, site),
     // The statement's first line: the line every engine's event of this site names.
     culprit: culpritOf(statement && site?.original ? { ...site, original: { ...site.original, line: statement.line } } : site),
     frames: shown,

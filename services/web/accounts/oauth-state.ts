@@ -18,9 +18,12 @@ export interface OAuthStart {
   state: string
 }
 
+/** The longest path (with its query) a sign-in returns to; a longer one returns to "/". */
+export const NEXT_PATH_MAX = 512
+
 /** Where a person may be sent after signing in: a path on this site, never another host. */
 export function safeNextPath(next: string | null | undefined): string {
-  if (!next || next.length > 512) return '/'
+  if (!next || next.length > NEXT_PATH_MAX) return '/'
   // "//host" and "/\host" are read by browsers as another host; control characters have no place in a path.
   if (!next.startsWith('/') || next.startsWith('//') || next.includes('\\') || hasControlCharacter(next)) return '/'
   return next

@@ -1,10 +1,14 @@
 /**
  * Reading a dashboard request. uWS keeps the request on its stack only until the handler returns
  * or awaits, so everything a route needs is copied out at once; the form body is read with a cap.
+ * Text PostgreSQL cannot hold (a NUL) reads as U+FFFD in the address and is refused in a form
+ * (shared/http/request-text.ts).
  */
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { BodyError } from '../../../shared/http/errors.js'
 import { clientAddress, readBodyText, type Exchange } from '../../../shared/http/exchange.js'
+import { readQuery, unstorableField } from '../../../shared/http/request-text.js'
+import { storableText } from '../../../shared/untrusted-text.js'
 import { parseCookies } from './cookies.js'
 import { PageError } from './respond.js'
 
@@ -31,10 +35,10 @@ export interface PageRequest {
 /** Copies what the dashboard uses out of a request; call before any await. */
 export function readRequest(req: HttpRequest, res: HttpResponse, paramCount: number, proxyHops = 0): PageRequest {
   const params: string[] = []
-  for (let i = 0; i < paramCount; i++) params.push(decodeParam(req.getParameter(i) ?? ''))
+  for (let i = 0; i < paramCount; i++) params.push(storableText(decodeParam(req.getParameter(i) ?? '')))
   return {
     path: req.getUrl(),
-    query: new URLSearchParams(req.getQuery() ?? ''),
+    query: readQuery(req.getQuery()),
     params,
     cookies: parseCookies(req.getHeader('cookie')),
     origin: req.getHeader('origin'),
@@ -56,7 +60,8 @@ function decodeParam(raw: string): string {
 
 /**
  * Starts reading an application/x-www-form-urlencoded body (uWS hands body chunks only to a reader
- * attached before the first await). Rejects with PageError 415 or 413.
+ * attached before the first await). Rejects with PageError 415, 413, or 400 for a field holding
+ * text PostgreSQL cannot hold.
  */
 export function readForm(ex: Exchange, request: PageRequest): Promise<URLSearchParams> {
   const type = request.contentType.split(';', 1)[0]!.trim().toLowerCase()
@@ -69,7 +74,12 @@ export function readForm(ex: Exchange, request: PageRequest): Promise<URLSearchP
     return Promise.reject(tooLarge())
   }
   return readBodyText(ex, FORM_MAX_BYTES, false).then(
-    (text) => new URLSearchParams(text),
+    (text) => {
+      const form = new URLSearchParams(text)
+      const field = unstorableField(form)
+      if (field !== undefined) throw new PageError(400, 'Form not accepted', `The field ${JSON.stringify(field)} holds a character that cannot be saved (a NUL). Go back, remove it and submit the form again.`)
+      return form
+    },
     (error: unknown) => {
       throw error instanceof BodyError && error.reason === 'too_large' ? tooLarge() : error
     },

@@ -2,6 +2,7 @@
  * Who is looking at a page, and the checks every form post passes: same origin, and the CSRF
  * token of the person's session (or, before sign-in, of the browser's form cookie) sent back.
  */
+import { NEXT_PATH_MAX } from '../accounts/oauth-state.js'
 import { randomToken, sameToken } from '../accounts/tokens.js'
 import { getWebSession, type WebSession } from '../accounts/web-sessions.js'
 import { cookieName, setCookie } from './cookies.js'
@@ -66,7 +67,13 @@ export function checkFormPost(deps: DashboardDeps, request: PageRequest, viewer:
   }
 }
 
-/** The sign-in page that returns to path afterwards. */
+/**
+ * The sign-in page that returns to path afterwards. A path whose query makes it longer than a
+ * sign-in returns to keeps its path alone (a 20 KB query repeated in Location made a header
+ * clients refuse, and the sign-in dropped it anyway); a path too long by itself returns to "/".
+ */
 export function signInPath(path: string): string {
-  return `/signin?next=${encodeURIComponent(path)}`
+  const bare = path.split('?', 1)[0]!
+  const next = path.length <= NEXT_PATH_MAX ? path : bare.length <= NEXT_PATH_MAX ? bare : ''
+  return next ? `/signin?next=${encodeURIComponent(next)}` : '/signin'
 }

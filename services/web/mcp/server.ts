@@ -1,13 +1,15 @@
 /**
  * The MCP server a request is answered by: the official SDK's McpServer, made per request (the
  * transport is stateless), with tools/list and tools/call over the tool table. Tool inputs are
- * checked against their schemas/ files by ajv before a tool runs; a refusal, a bad argument or a
+ * checked for text PostgreSQL cannot hold (shared/http/request-text.ts), then against their schemas/
+ * files by ajv, before a tool runs; a refusal, a bad argument or a
  * failure becomes a tool result with isError, so the agent reads what to do; an unknown tool is a
  * JSON-RPC error (invalid params), as the protocol says.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { isDatabaseOutage } from '../../../shared/db.js'
+import { unstorableField } from '../../../shared/http/request-text.js'
 import { countToolCall } from './metrics.js'
 import { ToolError, type ToolContext, type ToolDefinition } from './tool.js'
 import { toolAnswer, toolRefusal } from './untrusted.js'
@@ -46,6 +48,8 @@ async function callTool(ctx: ToolContext, tool: ToolDefinition, args: Record<str
 }
 
 async function runTool(ctx: ToolContext, tool: ToolDefinition, args: Record<string, unknown>): Promise<CallToolResult> {
+  const unstorable = unstorableField(args)
+  if (unstorable !== undefined) return toolRefusal('invalid_arguments', `${unstorable || 'The arguments'} holds text that cannot be stored (\\u0000 or a lone surrogate such as \\ud800). Remove it and call again.`)
   if (!tool.validate(args)) {
     const error = tool.validate.errors?.[0]
     const field = error?.keyword === 'required' ? String((error.params as { missingProperty: string }).missingProperty) : (error?.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.')

@@ -6,6 +6,7 @@
  */
 import type uWS from 'uWebSockets.js'
 import { exchange, send } from '../../../shared/http/exchange.js'
+import { readQuery } from '../../../shared/http/request-text.js'
 import { readLatestDigests } from '../../digester/read.js'
 import { cookieName, parseCookies } from '../dashboard/cookies.js'
 import { projectCaller } from './caller.js'
@@ -21,7 +22,7 @@ export function registerDigestApiRoutes(app: uWS.TemplatedApp, deps: ProjectApiD
     const ex = exchange(res)
     const projectId = req.getParameter(0) ?? ''
     const credentials = { sessionToken: parseCookies(req.getHeader('cookie')).get(cookieName('session', deps.secureCookies)), authorization: req.getHeader('authorization') }
-    const rawLimit = new URLSearchParams(req.getQuery() ?? '').get('limit')
+    const rawLimit = readQuery(req.getQuery()).get('limit')
     deps.track(
       answer(ex, deps.log, async () => {
         const caller = await projectCaller(deps, credentials, projectId)

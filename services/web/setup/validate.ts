@@ -1,9 +1,12 @@
 /**
  * Parses and validates setup-session bodies with schemas from schemas/, compiled once at load. A
  * failure names the field at fault; a chat webhook URL is never echoed back, only its field name.
+ * A field holding text PostgreSQL cannot hold (\u0000, a lone surrogate) is refused first
+ * (shared/http/request-text.ts).
  */
 import { Ajv, type ValidateFunction } from 'ajv'
 import { readFileSync } from 'node:fs'
+import { unstorableField } from '../../../shared/http/request-text.js'
 import { AgentError } from './errors.js'
 
 export interface SetupBody { project_name: string; agent_name: string; git_remote: string }
@@ -37,6 +40,10 @@ export function parseBody<T>(text: string, validate: ValidateFunction<T>): T {
     value = text.trim() === '' ? {} : JSON.parse(text)
   } catch {
     throw new AgentError('invalid_json')
+  }
+  const unstorable = unstorableField(value)
+  if (unstorable !== undefined) {
+    throw new AgentError('invalid_request', { field: unstorable || undefined, message: `${unstorable || 'The body'} holds text that cannot be stored (\\u0000 or a lone surrogate such as \\ud800). Remove it and send again.` })
   }
   if (validate(value)) return value
   const error = validate.errors?.[0]
