@@ -3,6 +3,7 @@
  * the check trusts, made only of frozen facts) and the message around the items. Text that came
  * from events or a model is escaped for chat markup, so it cannot mention a channel or hide a link.
  */
+import { DIGEST_TIME } from './schedule.js'
 import type { ItemLink, ItemOutcome } from './store/entities.js'
 
 /** The frozen facts a line is made of. */
@@ -50,4 +51,9 @@ export function mechanicalLine(item: Omit<ItemFacts, 'position'>): string {
 export function composeMessage(projectName: string, localDate: string, lines: readonly string[]): string {
   const heading = `Daily digest for ${escapeChat(projectName)}, ${localDate}: ${lines.length} ${lines.length === 1 ? 'update' : 'updates'} since the last digest.`
   return [heading, ...lines.map((line) => `• ${escapeChat(line)}`)].join('\n\n')
+}
+
+/** The message a new webhook is tested with: when the digest will come, its zone named (an IANA name, UTC by default). */
+export function connectedMessage(projectName: string, zone: string): string {
+  return `svc is connected to ${escapeChat(projectName)}: its daily digest will be posted here around ${DIGEST_TIME} ${zone}, the project's time zone (change it in the project's settings).`
 }
