@@ -93,6 +93,7 @@ t.test('a written paragraph with chat markup outside inline code falls back to i
   t.match(verdict('It failed ``` for 3 users.'), { ok: false, reason: /\(an unpaired backtick\)/ })
   t.match(verdict('It failed `` for 3 users.'), { ok: false, reason: /\(an empty code span\)/ })
   t.match(verdict('It failed in `a*b*c` for 3 users.'), { ok: true }, 'markup inside inline code is no formatting')
+  t.match(mechanicalLine({ ...item, title: 'Error: *a*\n*b*' }), /^Known problem `Error: \*a\* \*b\*`: /, 'a line break in a title would end the code early: it becomes a space')
 })
 
 t.test('the test message that connects a chat names the time zone and escapes the project name', async (t) => {

@@ -6,7 +6,7 @@ import { html, type SafeHtml } from '../html.js'
 import type { ProjectFacts } from '../project-queries.js'
 import type { Viewer } from '../viewer.js'
 import { whenIn } from './layout.js'
-import { chatState, projectFrame } from './projects.js'
+import { projectFrame } from './projects.js'
 
 /** Each state in words. */
 const STATES: Readonly<Record<string, string>> = {
@@ -47,7 +47,7 @@ ${items}
 /** The page: when digests come, the chat as the setup facts say (readProjectFacts), then the latest first. */
 export function digestsPage(viewer: Viewer, project: ProjectFacts, setup: ProjectSetup, digests: readonly DigestView[]): SafeHtml {
   const chat = setup.times.chat_broken_at
-    ? html`<p class="bad">The chat refused the digest's webhook: ${chatState(setup, project.timezone)}</p>`
+    ? html`<p class="bad">The chat has refused the digest's webhook since ${whenIn(setup.times.chat_broken_at, project.timezone)}: ${setup.facts.chat_error} Connect chat again with a new webhook.</p>`
     : setup.facts.chat_connected
       ? html`<p class="hint">Each digest is posted to the connected chat.</p>`
       : html`<p class="hint">No chat is connected: digests are kept here and for the tool server.</p>`

@@ -40,7 +40,7 @@ export function projectsPage(viewer: Viewer, projects: readonly ProjectSummary[]
 }
 
 /** The chat's state in words: broken (since when, in the project's zone, and why), connected or not. */
-export function chatState(setup: ProjectSetup, zone: string): SafeHtml {
+function chatState(setup: ProjectSetup, zone: string): SafeHtml {
   const { facts, times } = setup
   if (times.chat_broken_at) return html`<span class="bad">broken</span> <span class="muted">since ${whenIn(times.chat_broken_at, zone)}: ${facts.chat_error}</span> Connect chat again with a new webhook.`
   return facts.chat_connected ? yesNo(times.chat_connected_at, 'connected', '') : html`<span class="muted">not connected</span>`
