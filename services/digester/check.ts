@@ -3,9 +3,12 @@
  * written and on nothing but the stored text and the frozen facts: every item present exactly
  * once (its [n] marker), every number it claims one of the item's own (its users, its pull
  * request's number, a number in its title), every link one of the item's links and its pull
- * request linked when it has one, and no internal vocabulary (state names, reason codes). An item
- * that fails is sent as its mechanical line for that day; the verdict says why.
+ * request linked when it has one, no internal vocabulary (state names, reason codes), and no chat
+ * markup outside inline code once its title is quoted as the mechanical line quotes it
+ * (chat-markup.ts): a title like `*bold*` or `<!channel>` reaches the channel as text, never as
+ * formatting. An item that fails is sent as its mechanical line for that day; the verdict says why.
  */
+import { liveMarkup, quoteEventText } from './chat-markup.js'
 import type { ItemFacts } from './compose.js'
 
 export type CheckVerdict = { ok: true; text: string } | { ok: false; reason: string }
@@ -62,7 +65,10 @@ export function checkSection(item: ItemFacts, sections: readonly string[] | unde
   const title = item.title.toLowerCase()
   const internal = [...(prose.match(SNAKE_CASE) ?? []), ...(prose.match(STATE_WORDS) ?? [])].find((word) => !title.includes(word.toLowerCase()))
   if (internal !== undefined) return { ok: false, reason: 'vocabulary: it uses a state name or a reason code' }
-  return { ok: true, text }
+  const paragraph = quoteEventText(text, item.title)
+  const markup = liveMarkup(paragraph)
+  if (markup !== undefined) return { ok: false, reason: `markup: it carries chat formatting outside inline code (${markup})` }
+  return { ok: true, text: paragraph }
 }
 
 /** Checks every item of a written text; the verdicts in the items' order. */

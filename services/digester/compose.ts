@@ -1,8 +1,11 @@
 /**
  * The digest's words that the digester writes itself: each item's mechanical line (the fallback
- * the check trusts, made only of frozen facts) and the message around the items. Text that came
- * from events or a model is escaped for chat markup, so it cannot mention a channel or hide a link.
+ * the check trusts, made only of frozen facts), the message around the items, and the test message
+ * that connects a chat. Text that came from events or a model is made inert for chat markup
+ * (chat-markup.ts), so it cannot mention a channel, hide a link or format the team's channel.
  */
+import { escapeChat, inlineCode } from './chat-markup.js'
+import { DIGEST_TIME } from './schedule.js'
 import type { ItemLink, ItemOutcome } from './store/entities.js'
 
 /** The frozen facts a line is made of. */
@@ -24,22 +27,9 @@ export const OUTCOME_WORDS: Readonly<Record<ItemOutcome, string>> = Object.freez
   fix_ready: 'a fix is ready for review',
 })
 
-/** Escapes the three characters chat markup gives meaning to (Slack: mentions and links). */
-export function escapeChat(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
-}
-
-/**
- * A title (event text) as inline code: chat tools neither link an address nor format text inside
- * it, so an error message cannot put a clickable link or a mention in the team's channel.
- */
-export function quotedTitle(title: string): string {
-  return `\`${title.replace(/`/g, "'")}\``
-}
-
 /** One entry as a plain line from its facts alone. */
 export function mechanicalLine(item: Omit<ItemFacts, 'position'>): string {
-  const what = item.subject === 'known_problem' ? `Known problem ${quotedTitle(item.title)}` : quotedTitle(item.title)
+  const what = item.subject === 'known_problem' ? `Known problem ${inlineCode(item.title)}` : inlineCode(item.title)
   const users = `${item.users} ${item.users === 1 ? 'user' : 'users'} affected`
   const pr = item.prUrl ? ` Pull request: ${item.prUrl}` : ''
   const details = item.links.find((link) => link.url !== item.prUrl)
@@ -50,4 +40,9 @@ export function mechanicalLine(item: Omit<ItemFacts, 'position'>): string {
 export function composeMessage(projectName: string, localDate: string, lines: readonly string[]): string {
   const heading = `Daily digest for ${escapeChat(projectName)}, ${localDate}: ${lines.length} ${lines.length === 1 ? 'update' : 'updates'} since the last digest.`
   return [heading, ...lines.map((line) => `• ${escapeChat(line)}`)].join('\n\n')
+}
+
+/** The message a new webhook is tested with: when the digest will come, its zone named (an IANA name, UTC by default). */
+export function connectedMessage(projectName: string, zone: string): string {
+  return `svc is connected to ${escapeChat(projectName)}: its daily digest will be posted here around ${DIGEST_TIME} ${zone}, the project's time zone (change it in the project's settings).`
 }

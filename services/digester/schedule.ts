@@ -7,6 +7,8 @@ import { DateTime, IANAZone } from 'luxon'
 
 /** The local hour a digest is due at (spec: "around 09:00 in the project's own timezone"). */
 export const DIGEST_HOUR = 9
+/** The same hour as people read it (pages, the chat's test message). */
+export const DIGEST_TIME = `${String(DIGEST_HOUR).padStart(2, '0')}:00`
 
 /** True when name is a time zone luxon (and so the runtime's ICU data) knows. */
 export function isTimeZone(name: string): boolean {

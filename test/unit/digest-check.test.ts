@@ -1,6 +1,6 @@
 import t from 'tap'
 import { checkWritten, sectionsOf } from '../../services/digester/check.js'
-import { composeMessage, mechanicalLine, type ItemFacts } from '../../services/digester/compose.js'
+import { composeMessage, connectedMessage, mechanicalLine, type ItemFacts } from '../../services/digester/compose.js'
 import { mechanicalText } from '../../services/digester/write.js'
 
 const base = 'https://svc.example.com/projects/p1'
@@ -72,4 +72,30 @@ t.test('the composed message escapes chat markup in names and lines', async (t) 
 t.test('a title is quoted as inline code, so an address or markup in event text is not a link in the chat', async (t) => {
   const line = mechanicalLine({ ...pay, subject: 'issue', title: 'Error: see https://evil.example.com `now`' })
   t.match(line, /^`Error: see https:\/\/evil\.example\.com 'now'`: the cause is outside your code/)
+})
+
+t.test("a title repeated in a written paragraph goes out as inline code, as in the mechanical line, so its markup stays text", async (t) => {
+  const item: ItemFacts = { ...pay, title: 'Error: *bold* _x_ ~y~ <!channel>' }
+  const [, verdict] = checkWritten(`[2] The error "Error: *bold* _x_ ~y~ <!channel>" stopped 3 users.`, [cart, item])
+  t.same(verdict, { ok: true, text: 'The error "`Error: *bold* _x_ ~y~ <!channel>`" stopped 3 users.' })
+  const message = composeMessage('Shop', '2026-03-29', [(verdict as { text: string }).text])
+  t.match(message, /\n• The error "`Error: \*bold\* _x_ ~y~ &lt;!channel&gt;`" stopped 3 users\.$/, 'the mention escaped inside the code')
+})
+
+t.test('a written paragraph with chat markup outside inline code falls back to its mechanical line', async (t) => {
+  const item: ItemFacts = { ...pay, title: 'Error: *bold* _x_ ~y~ in a`*b*`c' }
+  const verdict = (text: string) => checkWritten(`[2] ${text}`, [cart, item])[1]
+  t.match(verdict('The *bold* error stopped 3 users.'), { ok: false, reason: /^markup: .*\(an asterisk\)/ }, 'part of the title, bold')
+  t.match(verdict('An _x_ error stopped 3 users.'), { ok: false, reason: /\(an underscore at the edge of a word\)/ }, 'italic')
+  t.match(verdict('A ~y~ error stopped 3 users.'), { ok: false, reason: /\(a tilde\)/ }, 'struck through')
+  t.match(verdict('It failed in `a`*b*`c` for 3 users.'), { ok: false, reason: /\(an asterisk\)/ }, 'a backtick of the title closes the code early')
+  t.match(verdict('It failed in `a for 3 users.'), { ok: false, reason: /\(an unpaired backtick\)/ })
+  t.match(verdict('It failed ``` for 3 users.'), { ok: false, reason: /\(an unpaired backtick\)/ })
+  t.match(verdict('It failed `` for 3 users.'), { ok: false, reason: /\(an empty code span\)/ })
+  t.match(verdict('It failed in `a*b*c` for 3 users.'), { ok: true }, 'markup inside inline code is no formatting')
+  t.match(mechanicalLine({ ...item, title: 'Error: *a*\n*b*' }), /^Known problem `Error: \*a\* \*b\*`: /, 'a line break in a title would end the code early: it becomes a space')
+})
+
+t.test('the test message that connects a chat names the time zone and escapes the project name', async (t) => {
+  t.equal(connectedMessage('Shop <!here>', 'Europe/Berlin'), "svc is connected to Shop &lt;!here&gt;: its daily digest will be posted here around 09:00 Europe/Berlin, the project's time zone (change it in the project's settings).")
 })

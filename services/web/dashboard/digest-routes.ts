@@ -5,8 +5,9 @@
  */
 import type uWS from 'uWebSockets.js'
 import { readLatestDigests } from '../../digester/read.js'
+import { readProjectFacts } from '../setup/project-facts.js'
 import type { DashboardDeps } from './deps.js'
-import { ownProject } from './project-routes.js'
+import { NOT_FOUND, ownProject } from './project-routes.js'
 import { sendPage } from './respond.js'
 import { getPage } from './route.js'
 import { digestsPage } from './views/digests.js'
@@ -19,6 +20,9 @@ export function registerDigestRoutes(app: uWS.TemplatedApp, deps: DashboardDeps)
   getPage(app, deps, '/projects/:id/digests', async (ctx) => {
     const owned = await ownProject(deps, ctx)
     if (!owned) return
-    sendPage(ctx.ex, 200, digestsPage(ctx.viewer, owned.project, await readLatestDigests(deps.setup.db, owned.project.id, SHOWN)))
+    const [setup, digests] = await Promise.all([readProjectFacts(deps.setup.db, deps.baseUrl, owned.project.id, null), readLatestDigests(deps.setup.db, owned.project.id, SHOWN)])
+    // Deleted between the two reads: the same answer as a project that never was.
+    if (!setup) throw NOT_FOUND()
+    sendPage(ctx.ex, 200, digestsPage(ctx.viewer, owned.project, setup, digests))
   })
 }

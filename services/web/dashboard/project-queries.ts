@@ -29,14 +29,8 @@ export interface ProjectFacts {
   codehost_repo_access: string
   /** The limited-draft opt-in: a fix without a reproducing test may open as a draft marked "not verified". */
   fix_limited_drafts: boolean
-  chat_connected_at: Date | null
-  /** Set when the chat refused the digest's webhook, with its redacted reason (chat_error). */
-  chat_broken_at: Date | null
-  chat_error: string
   /** The IANA time zone the daily digest comes at 09:00 in. */
   timezone: string
-  sourcemaps_uploaded_at: Date | null
-  sdk_seen_at: Date | null
 }
 
 export interface KeySummary {
@@ -72,12 +66,12 @@ export async function listOwnProjects(db: Queryable, userId: string): Promise<Pr
   return rows
 }
 
-/** One project with its facts, if userId owns it. */
+/** One project with what its pages show beside the setup facts (those: readProjectFacts), if userId owns it. */
 export async function getOwnProject(db: Queryable, userId: string, projectId: string): Promise<ProjectFacts | undefined> {
   if (!isUuid(projectId)) return undefined
   const { rows } = await db.query<ProjectFacts>(
     `SELECT id, name, created_at, codehost_repo, codehost_installation_id, codehost_connected_at, codehost_repo_access,
-            fix_limited_drafts, chat_connected_at, chat_broken_at, chat_error, timezone, sourcemaps_uploaded_at, sdk_seen_at
+            fix_limited_drafts, timezone
        FROM projects WHERE id = $1 AND owner_id = $2`,
     [projectId, userId],
   )

@@ -7,6 +7,7 @@ import type uWS from 'uWebSockets.js'
 import { readFix } from '../../investigator/fix/read.js'
 import { fixWithheld, readInvestigation, readNotInvestigated, requestInvestigation } from '../../investigator/investigation/read.js'
 import { listLinkedPullRequests } from '../mcp/pull-requests.js'
+import { readProjectFacts } from '../setup/project-facts.js'
 import type { DashboardDeps } from './deps.js'
 import { issueForAction } from './issue-actions.js'
 import { getDailyCounts, getFacets, getIssueDetail, getLatestEvent, listRecentEvents } from './issue-queries.js'
@@ -22,7 +23,8 @@ import { issuePage } from './views/issue-page.js'
 import { knownProblemPath } from './views/known-problem-words.js'
 import { issuesPage, projectOverviewPage, projectsPage } from './views/projects.js'
 
-const NOT_FOUND = (): PageError => new PageError(404, 'Not found', 'There is no such project among yours. Pick one from your projects.')
+/** The 404 of a project that is not among the signed-in person's. */
+export const NOT_FOUND = (): PageError => new PageError(404, 'Not found', 'There is no such project among yours. Pick one from your projects.')
 const NO_ISSUE = (): PageError => new PageError(404, 'Not found', 'This project has no such issue. Pick one from its issue list.')
 const NOTICES: readonly InvestigationNotice[] = ['started', 'in_flight']
 
@@ -58,7 +60,10 @@ export function registerProjectRoutes(app: uWS.TemplatedApp, deps: DashboardDeps
   getPage(app, deps, '/projects/:id', async (ctx) => {
     const owned = await ownProject(deps, ctx)
     if (!owned) return
-    sendPage(ctx.ex, 200, projectOverviewPage(ctx.viewer, owned.project, await listProjectKeys(db, owned.project.id)))
+    const [setup, keys] = await Promise.all([readProjectFacts(db, deps.baseUrl, owned.project.id, null), listProjectKeys(db, owned.project.id)])
+    // Deleted between the two reads: the same answer as a project that never was.
+    if (!setup) throw NOT_FOUND()
+    sendPage(ctx.ex, 200, projectOverviewPage(ctx.viewer, owned.project, setup, keys))
   })
 
   getPage(app, deps, '/projects/:id/issues', async (ctx) => {

@@ -3,6 +3,8 @@
  * connecting chat, completing. Each takes an authenticated session and answers with the spec's
  * body or throws AgentError.
  */
+import { connectedMessage } from '../../digester/compose.js'
+import { zoneOrUtc } from '../../digester/schedule.js'
 import { publishWake } from '../../../shared/redis.js'
 import { CodehostUnreachable } from '../../../shared/plugins/types.js'
 import { AgentError } from './errors.js'
@@ -92,8 +94,8 @@ export async function attachRepository(deps: SetupDeps, session: SessionRow, rep
 export async function connectChat(deps: SetupDeps, session: SessionRow, webhookUrl: string): Promise<{ ok: boolean; error?: string }> {
   const projectId = requireProject(session)
   if (!deps.chat) return { ok: false, error: 'This service has no chat plugin configured.' }
-  const { rows } = await deps.db.query<{ name: string }>('SELECT name FROM projects WHERE id = $1', [projectId])
-  const text = `svc is connected to ${rows[0]?.name ?? 'your project'}: its daily digest will be posted here around 09:00.`
+  const { rows } = await deps.db.query<{ name: string; timezone: string }>('SELECT name, timezone FROM projects WHERE id = $1', [projectId])
+  const text = connectedMessage(rows[0]?.name ?? 'your project', zoneOrUtc(rows[0]?.timezone ?? 'UTC'))
   const result = await deps.chat.send(webhookUrl, { text })
   if (!result.ok) return { ok: false, error: result.error }
   // A new webhook that took the test message mends a chat the digester found broken.

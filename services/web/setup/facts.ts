@@ -1,78 +1,59 @@
 /**
- * What a session reports: the state facts (spec "State facts") and the poll answer. Facts are read
- * from the project's rows each time, never cached, so a held poll that is woken sees the change
- * that woke it. has_events counts only events received since the session began: an existing
- * project's old events prove nothing about the app being set up now.
+ * What a session reports: the state facts (spec "State facts") and the poll answer, and each
+ * step's state (the tool server reports a project's latest session's steps with stepsOf too).
+ * Facts come from readProjectFacts (project-facts.ts, the one reader every face shares) each time,
+ * never cached, so a held poll that is woken sees the change that woke it. has_events counts only
+ * events received since the session began: an existing project's old events prove nothing about
+ * the app being set up now.
  */
 import type { Queryable } from '../../../shared/db.js'
+import { projectLinks, readProjectFacts, type ProjectSetup, type SetupFacts } from './project-facts.js'
 import { open } from './seal.js'
 import { type SessionRow, type SessionStatus, type SetupDeps } from './sessions.js'
 
 export const STEP_NAMES = ['install_sdk', 'first_event', 'codehost', 'chat', 'sourcemaps', 'mcp', 'pull_request'] as const
 export type StepName = (typeof STEP_NAMES)[number]
 
+type StepFact = 'has_events' | 'codehost_connected' | 'chat_connected' | 'sourcemaps_uploaded'
+
 /** The step each fact marks done, when true. */
-const STEP_FACTS: Partial<Record<StepName, 'has_events' | 'codehost_connected' | 'chat_connected' | 'sourcemaps_uploaded'>> = {
+const STEP_FACTS: Partial<Record<StepName, StepFact>> = {
   first_event: 'has_events',
   codehost: 'codehost_connected',
   chat: 'chat_connected',
   sourcemaps: 'sourcemaps_uploaded',
 }
 
-export interface Facts {
-  has_events: boolean
-  latest_error_group_url: string
-  issues_url: string
-  codehost_connected: boolean
-  codehost_installed: boolean
-  codehost_repo: string
-  codehost_repo_access: string
+/** Before approval there is no project: every fact false or empty. */
+const NO_FACTS: SetupFacts = Object.freeze({
+  has_events: false,
+  sdk_seen: false,
+  latest_error_group_url: '',
+  issues_url: '',
+  codehost_connected: false,
+  codehost_installed: false,
+  codehost_repo: '',
+  codehost_repo_access: '',
+  codehost_connect_url: '',
+  chat_connected: false,
+  chat_error: '',
+  sourcemaps_uploaded: false,
+})
+
+/** The state endpoint's facts: the project's setup facts since the session began, its install link and its steps. */
+export type Facts = Omit<SetupFacts, 'sdk_seen'> & {
   codehost_install_url: string
-  codehost_connect_url: string
-  chat_connected: boolean
-  /** Why the chat refused the digest's webhook (redacted; empty when it has not): chat_connected is then false until chat is connected again. */
-  chat_error: string
-  sourcemaps_uploaded: boolean
-  steps: Record<StepName, { status: string; note: string }>
+  steps: Record<StepName, StepState>
 }
 
-interface ProjectFacts {
-  name: string
-  codehost_repo: string
-  codehost_installation_id: string
-  codehost_connected: boolean
-  codehost_repo_access: string
-  chat_connected: boolean
-  chat_error: string
-  sourcemaps_uploaded: boolean
-  sdk_seen: boolean
-  has_events: boolean
-  latest_issue: string | null
+export interface StepState {
+  status: string
+  note: string
 }
 
-/** Dashboard links of a project. */
-export function projectLinks(baseUrl: string, projectId: string): { dashboard_url: string; issues_url: string; codehost_connect_url: string } {
-  return {
-    dashboard_url: `${baseUrl}/projects/${projectId}`,
-    issues_url: `${baseUrl}/projects/${projectId}/issues`,
-    codehost_connect_url: `${baseUrl}/projects/${projectId}/settings/codehost`,
-  }
-}
-
-async function readProject(db: Queryable, projectId: string, since: Date): Promise<ProjectFacts | undefined> {
-  const { rows } = await db.query<ProjectFacts>(
-    `SELECT p.name, p.codehost_repo, p.codehost_installation_id, p.codehost_repo_access,
-            p.codehost_connected_at IS NOT NULL AND p.codehost_repo <> '' AS codehost_connected,
-            p.chat_connected_at IS NOT NULL AND p.chat_broken_at IS NULL AS chat_connected,
-            CASE WHEN p.chat_broken_at IS NULL THEN '' ELSE p.chat_error END AS chat_error,
-            p.sourcemaps_uploaded_at IS NOT NULL AS sourcemaps_uploaded,
-            p.sdk_seen_at IS NOT NULL AND p.sdk_seen_at >= $2 AS sdk_seen,
-            EXISTS (SELECT 1 FROM events e WHERE e.project_id = p.id AND e.received_at >= $2) AS has_events,
-            (SELECT i.id FROM issues i WHERE i.project_id = p.id ORDER BY i.last_seen DESC LIMIT 1) AS latest_issue
-       FROM projects p WHERE p.id = $1`,
-    [projectId, since],
-  )
-  return rows[0]
+/** The session's setup, as the state endpoint reads it (undefined before approval). */
+async function readSetup(deps: SetupDeps, session: SessionRow): Promise<ProjectSetup | undefined> {
+  return session.project_id ? readProjectFacts(deps.db, deps.baseUrl, session.project_id, session.created_at) : undefined
 }
 
 /** A session as a read sees it: its status after the app_reporting move, its facts, its project's name. */
@@ -83,53 +64,59 @@ export interface SessionView {
 }
 
 /**
- * Reads a session's project once and derives everything from that row: the move to app_reporting
+ * Reads a session's project once and derives everything from that read: the move to app_reporting
  * (once a browser SDK checked in, or an event arrived, after the session began) and the facts.
  */
 export async function viewSession(deps: SetupDeps, session: SessionRow): Promise<SessionView> {
-  const project = session.project_id ? await readProject(deps.db, session.project_id, session.created_at) : undefined
-  const current = await moveToAppReporting(deps, session, project)
-  return { session: current, facts: await factsOf(deps, current, project), projectName: project?.name }
+  const setup = await readSetup(deps, session)
+  const current = await moveToAppReporting(deps, session, setup)
+  return { session: current, facts: await factsOf(deps, current, setup), projectName: setup?.name }
 }
 
 /** The session with the app_reporting move applied (one project read, only while key_ok). */
 export async function refreshStatus(deps: SetupDeps, session: SessionRow): Promise<SessionRow> {
   if (session.status !== 'key_ok' || !session.project_id) return session
-  return moveToAppReporting(deps, session, await readProject(deps.db, session.project_id, session.created_at))
+  return moveToAppReporting(deps, session, await readSetup(deps, session))
 }
 
-async function moveToAppReporting(deps: SetupDeps, session: SessionRow, project: ProjectFacts | undefined): Promise<SessionRow> {
-  if (session.status !== 'key_ok' || !(project?.sdk_seen || project?.has_events)) return session
+async function moveToAppReporting(deps: SetupDeps, session: SessionRow, setup: ProjectSetup | undefined): Promise<SessionRow> {
+  if (session.status !== 'key_ok' || !(setup?.facts.sdk_seen || setup?.facts.has_events)) return session
   await deps.db.query(`UPDATE setup_sessions SET status = 'app_reporting' WHERE id = $1 AND status = 'key_ok'`, [session.id])
   return { ...session, status: 'app_reporting' }
 }
 
-/** The state facts (all false and empty before approval). */
-async function factsOf(deps: SetupDeps, session: SessionRow, project: ProjectFacts | undefined): Promise<Facts> {
-  const links = session.project_id ? projectLinks(deps.baseUrl, session.project_id) : undefined
-  const { rows } = await deps.db.query<{ step: StepName; status: string; note: string }>('SELECT step, status, note FROM setup_steps WHERE session_id = $1', [session.id])
-  const recorded = new Map(rows.map((row) => [row.step, row]))
-  const facts: Omit<Facts, 'steps'> = {
-    has_events: project?.has_events ?? false,
-    latest_error_group_url: project?.latest_issue && links ? `${links.issues_url}/${project.latest_issue}` : '',
-    issues_url: links?.issues_url ?? '',
-    codehost_connected: project?.codehost_connected ?? false,
-    codehost_installed: (project?.codehost_installation_id ?? '') !== '',
-    codehost_repo: project?.codehost_repo ?? '',
-    codehost_repo_access: project?.codehost_repo_access ?? '',
-    codehost_install_url: deps.codehost && deps.codehost.installUrl() ? `${deps.baseUrl}/setup/${session.id}/codehost-install` : '',
-    codehost_connect_url: links?.codehost_connect_url ?? '',
-    chat_connected: project?.chat_connected ?? false,
-    chat_error: project?.chat_error ?? '',
-    sourcemaps_uploaded: project?.sourcemaps_uploaded ?? false,
-  }
-  const steps = {} as Facts['steps']
+/** The steps a session recorded (progress reports, failed or skipped steps). */
+export async function readRecordedSteps(db: Queryable, sessionId: string): Promise<Array<{ step: StepName; status: string; note: string }>> {
+  const { rows } = await db.query<{ step: StepName; status: string; note: string }>('SELECT step, status, note FROM setup_steps WHERE session_id = $1', [sessionId])
+  return rows
+}
+
+/** The latest setup session of a project (the tool server reports its steps), if any. */
+export async function latestSessionOf(db: Queryable, projectId: string): Promise<{ id: string; status: SessionStatus } | undefined> {
+  const { rows } = await db.query<{ id: string; status: SessionStatus }>('SELECT id, status FROM setup_sessions WHERE project_id = $1 ORDER BY created_at DESC LIMIT 1', [projectId])
+  return rows[0]
+}
+
+/** Each step's state: done when its fact is true (spec), else as recorded, else pending. */
+export function stepsOf(facts: Pick<SetupFacts, StepFact>, recorded: ReadonlyArray<{ step: string; status: string; note: string }>): Record<StepName, StepState> {
+  const byStep = new Map(recorded.map((row) => [row.step, row]))
+  const steps = {} as Record<StepName, StepState>
   for (const step of STEP_NAMES) {
     const fact = STEP_FACTS[step]
-    const row = recorded.get(step)
+    const row = byStep.get(step)
     steps[step] = fact && facts[fact] ? { status: 'done', note: row?.note ?? '' } : { status: row?.status ?? 'pending', note: row?.note ?? '' }
   }
-  return { ...facts, steps }
+  return steps
+}
+
+/** The state facts (all false and empty before approval). */
+async function factsOf(deps: SetupDeps, session: SessionRow, setup: ProjectSetup | undefined): Promise<Facts> {
+  const { sdk_seen: _sessionOnly, ...facts } = setup?.facts ?? NO_FACTS
+  return {
+    ...facts,
+    codehost_install_url: deps.codehost && deps.codehost.installUrl() ? `${deps.baseUrl}/setup/${session.id}/codehost-install` : '',
+    steps: stepsOf(facts, await readRecordedSteps(deps.db, session.id)),
+  }
 }
 
 const NEXT: Partial<Record<SessionStatus, string>> = {

@@ -1,9 +1,11 @@
 /** GET /projects/:id/digests: the latest daily digests, each as delivered, with its items' facts and check. */
 import type { DigestView } from '../../../digester/read.js'
+import { DIGEST_TIME } from '../../../digester/schedule.js'
+import type { ProjectSetup } from '../../setup/project-facts.js'
 import { html, type SafeHtml } from '../html.js'
 import type { ProjectFacts } from '../project-queries.js'
 import type { Viewer } from '../viewer.js'
-import { when } from './layout.js'
+import { whenIn } from './layout.js'
 import { projectFrame } from './projects.js'
 
 /** Each state in words. */
@@ -23,7 +25,7 @@ const OUTCOMES: Readonly<Record<string, string>> = {
   fix_ready: 'ready for review',
 }
 
-function digestSection(digest: DigestView): SafeHtml {
+function digestSection(digest: DigestView, zone: string): SafeHtml {
   const state = STATES[digest.state] ?? digest.state
   const undelivered = digest.state === 'undelivered' ? html` <span class="bad">${digest.error}</span>` : ''
   const items =
@@ -36,17 +38,17 @@ ${digest.items.map(
 </tbody></table>`
   return html`<section class="digest">
 <h2>${digest.local_date} <span class="muted">${digest.timezone}</span></h2>
-<p>${state}${digest.delivered_at ? html` <span class="muted">${when(new Date(digest.delivered_at))}</span>` : ''}${undelivered}</p>
+<p>${state}${digest.delivered_at ? html` <span class="muted">${whenIn(new Date(digest.delivered_at), zone)}</span>` : ''}${undelivered}</p>
 ${digest.text === null ? '' : html`<pre class="digest-text">${digest.text}</pre>`}
 ${items}
 </section>`
 }
 
-/** The page: when digests come, then the latest first. */
-export function digestsPage(viewer: Viewer, project: ProjectFacts, digests: readonly DigestView[]): SafeHtml {
-  const chat = project.chat_broken_at
-    ? html`<p class="bad">The chat refused the digest's webhook: ${project.chat_error} Connect chat again with a new webhook.</p>`
-    : project.chat_connected_at
+/** The page: when digests come, the chat as the setup facts say (readProjectFacts), then the latest first. */
+export function digestsPage(viewer: Viewer, project: ProjectFacts, setup: ProjectSetup, digests: readonly DigestView[]): SafeHtml {
+  const chat = setup.times.chat_broken_at
+    ? html`<p class="bad">The chat has refused the digest's webhook since ${whenIn(setup.times.chat_broken_at, project.timezone)}: ${setup.facts.chat_error} Connect chat again with a new webhook.</p>`
+    : setup.facts.chat_connected
       ? html`<p class="hint">Each digest is posted to the connected chat.</p>`
       : html`<p class="hint">No chat is connected: digests are kept here and for the tool server.</p>`
   return projectFrame(
@@ -55,8 +57,8 @@ export function digestsPage(viewer: Viewer, project: ProjectFacts, digests: read
     'digests',
     'Digests',
     html`<h1>Daily digests</h1>
-<p>A digest comes every day around 09:00 ${project.timezone} (change the time zone in Settings) with the issues and known problems whose investigation or fix completed since the last one. Days with nothing to report send nothing.</p>
+<p>A digest comes every day around ${DIGEST_TIME} ${project.timezone} (change the time zone in Settings) with the issues and known problems whose investigation or fix completed since the last one. Days with nothing to report send nothing.</p>
 ${chat}
-${digests.length === 0 ? html`<p class="empty">No digest yet.</p>` : digests.map(digestSection)}`,
+${digests.length === 0 ? html`<p class="empty">No digest yet.</p>` : digests.map((digest) => digestSection(digest, project.timezone))}`,
   )
 }

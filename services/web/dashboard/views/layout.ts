@@ -1,4 +1,6 @@
 /** The page frame every dashboard page shares: header, navigation, the signed-in person, sign out. */
+import { DateTime } from 'luxon'
+import { zoneOrUtc } from '../../../digester/schedule.js'
 import { ICON_PATH, STYLESHEET_PATH } from '../assets.js'
 import { html, type SafeHtml } from '../html.js'
 import type { PageError } from '../respond.js'
@@ -69,6 +71,16 @@ export function messagePage(viewer: Viewer, title: string, message: string, link
 /** The page a PageError becomes. */
 export function errorPage(viewer: Viewer, error: PageError): SafeHtml {
   return messagePage(viewer, error.title, error.message, [{ href: '/', label: viewer.session ? 'Your projects' : 'Sign in' }])
+}
+
+/**
+ * A timestamp on the project's wall clock, its zone named: what the digest (due at 09:00 in that
+ * zone) did and when reads in the zone the digest keeps, not in UTC beside it.
+ */
+export function whenIn(date: Date | null | undefined, zone: string): SafeHtml {
+  if (!date) return html`<span class="muted">never</span>`
+  const name = zoneOrUtc(zone)
+  return html`<time datetime="${date.toISOString()}">${DateTime.fromJSDate(date, { zone: name }).toFormat('yyyy-MM-dd HH:mm')} ${name}</time>`
 }
 
 /** A timestamp shown in UTC, readable and exact. */

@@ -1,9 +1,11 @@
 /** The project pages: the list, one project's overview, its issues (one issue: issue-page.ts; settings: settings.ts). */
 import { html, type SafeHtml } from '../html.js'
+import { DIGEST_TIME } from '../../../digester/schedule.js'
+import type { ProjectSetup } from '../../setup/project-facts.js'
 import type { IssueList, KeySummary, ProjectFacts, ProjectSummary } from '../project-queries.js'
 import type { Viewer } from '../viewer.js'
 import { noiseExplanation } from './explanations.js'
-import { layout, when } from './layout.js'
+import { layout, when, whenIn } from './layout.js'
 
 type Tab = 'overview' | 'issues' | 'recordings' | 'known-problems' | 'digests' | 'settings'
 
@@ -37,8 +39,16 @@ export function projectsPage(viewer: Viewer, projects: readonly ProjectSummary[]
   return layout(viewer, 'Projects', html`<h1>Projects</h1>${list}`)
 }
 
-/** GET /projects/:id: facts and key ids. */
-export function projectOverviewPage(viewer: Viewer, project: ProjectFacts, keys: readonly KeySummary[]): SafeHtml {
+/** The chat's state in words: broken (since when, in the project's zone, and why), connected or not. */
+function chatState(setup: ProjectSetup, zone: string): SafeHtml {
+  const { facts, times } = setup
+  if (times.chat_broken_at) return html`<span class="bad">broken</span> <span class="muted">since ${whenIn(times.chat_broken_at, zone)}: ${facts.chat_error}</span> Connect chat again with a new webhook.`
+  return facts.chat_connected ? yesNo(times.chat_connected_at, 'connected', '') : html`<span class="muted">not connected</span>`
+}
+
+/** GET /projects/:id: the setup facts (readProjectFacts, as the state endpoint and the tool server read them) and key ids. */
+export function projectOverviewPage(viewer: Viewer, project: ProjectFacts, setup: ProjectSetup, keys: readonly KeySummary[]): SafeHtml {
+  const { facts, times } = setup
   return projectFrame(
     viewer,
     project,
@@ -47,11 +57,11 @@ export function projectOverviewPage(viewer: Viewer, project: ProjectFacts, keys:
     html`<h1>${project.name}</h1>
 <dl class="facts">
   <dt>Project id</dt><dd><code>${project.id}</code></dd>
-  <dt>Repository</dt><dd>${project.codehost_repo ? html`<code>${project.codehost_repo}</code> ${yesNo(project.codehost_connected_at, 'attached', '')}` : html`<span class="muted">none attached</span>`}</dd>
-  <dt>Chat</dt><dd>${project.chat_broken_at ? html`<span class="bad">broken</span> <span class="muted">since ${when(project.chat_broken_at)}: ${project.chat_error}</span> Connect chat again with a new webhook.` : yesNo(project.chat_connected_at, 'connected', 'not connected')}</dd>
-  <dt>Daily digest</dt><dd>09:00 ${project.timezone} · <a href="/projects/${project.id}/digests">latest digests</a></dd>
-  <dt>Source maps</dt><dd>${yesNo(project.sourcemaps_uploaded_at, 'uploaded', 'none uploaded')}</dd>
-  <dt>Browser SDK</dt><dd>${yesNo(project.sdk_seen_at, 'reporting', 'not seen yet')}</dd>
+  <dt>Repository</dt><dd>${facts.codehost_repo ? html`<code>${facts.codehost_repo}</code> ${facts.codehost_connected ? yesNo(times.codehost_connected_at, 'attached', '') : ''}` : html`<span class="muted">none attached</span>`}</dd>
+  <dt>Chat</dt><dd>${chatState(setup, project.timezone)}</dd>
+  <dt>Daily digest</dt><dd>${DIGEST_TIME} ${project.timezone} · <a href="/projects/${project.id}/digests">latest digests</a></dd>
+  <dt>Source maps</dt><dd>${facts.sourcemaps_uploaded ? yesNo(times.sourcemaps_uploaded_at, 'uploaded', '') : html`<span class="muted">none uploaded</span>`}</dd>
+  <dt>Browser SDK</dt><dd>${facts.sdk_seen ? yesNo(times.sdk_seen_at, 'reporting', '') : html`<span class="muted">not seen yet</span>`}</dd>
   <dt>Created</dt><dd>${when(project.created_at)}</dd>
 </dl>
 <h2>Keys</h2>
