@@ -7,7 +7,7 @@
  */
 import type { EmbeddingsConfig } from '../../shared/config.js'
 import type { Db } from '../../shared/db.js'
-import type { Target } from './target.js'
+import { printable, type Target } from './target.js'
 
 /** What the workers last did in an environment, as their writes record it. */
 export interface WorkerEvidence {
@@ -48,7 +48,7 @@ export function embeddingsNote(plugin: EmbeddingsConfig['plugin'], allowMissing:
   if (missingLast) parts.push(`A match job of this environment failed for want of embeddings at ${missingAt.toISOString()}: a worker there runs with SVC_EMBEDDINGS_PLUGIN=none.`)
   else if (!decision) parts.push('No finding of this environment has been matched yet, so what its workers use is not known.')
   else if (!decision.embeddings) parts.push(`The workers' latest decision in this environment (${decision.at.toISOString()}) was made without embeddings.`)
-  else parts.push(`The workers' latest decision in this environment (${decision.at.toISOString()}) used vectors${decision.model ? ` of ${decision.model}` : ''}.`)
+  else parts.push(`The workers' latest decision in this environment (${decision.at.toISOString()}) used vectors${decision.model ? ` of ${printable(decision.model)}` : ''}.`)
   const differs = plugin !== undefined && (missingLast || (decision !== undefined && !sameFamily(plugin.name, decision)))
   if (differs) parts.push('So the workers are configured otherwise than this environment: what they do with these jobs follows their own configuration.')
   const failsJobs = (plugin === undefined || missingLast) && !allowMissing
@@ -66,7 +66,7 @@ function configured(plugin: EmbeddingsConfig['plugin'], allowMissing: boolean): 
   if (plugin.name === 'embeddings-openai') {
     return `Where this command runs, embeddings come from embeddings-openai (EMBEDDINGS_API_KEY is set): a worker configured so asks the endpoint for each finding's vector, and a job whose endpoint refuses or cannot be reached fails, after its retries, with embeddings_unavailable.${allowed}`
   }
-  return `Where this command runs, embeddings come from the plugin ${plugin.name}: a worker configured so matches by its vectors.${allowed}`
+  return `Where this command runs, embeddings come from the plugin ${printable(plugin.name)}: a worker configured so matches by its vectors.${allowed}`
 }
 
 /** Whether a decision's vectors can come from the plugin name; an unrecorded model, or an unknown plugin's, is taken as its own. */
