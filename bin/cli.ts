@@ -19,6 +19,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandClass>>> = {
   'check-investigations': async () => (await import('./commands/check-investigations.js')).CheckInvestigationsCommand,
   'backfill-tickets': async () => (await import('./commands/backfill-tickets.js')).BackfillTicketsCommand,
   'reset-friction-tickets': async () => (await import('./commands/reset-friction-tickets.js')).ResetFrictionTicketsCommand,
+  environments: async () => (await import('./commands/environments.js')).EnvironmentsCommand,
 }
 
 const args = process.argv.slice(2)

@@ -15,7 +15,8 @@
 --    status or its ticket's state) are left intact, as is any error-kind issue.
 -- 2. Investigations of archived friction groups still queued or analyzing (pending or claimed)
 --    end as needs_human with the reason friction_group_retired, and their fixes still queued or
---    fixing end the same way, so no worker picks them up.
+--    fixing end the same way, so no worker picks them up. The code and its remediation are the
+--    stop catalogue's (services/investigator/stops.ts, docs/errors.md); a unit test keeps them so.
 -- 3. The daily digest's cached copy: the digest (migration 079, docs/digest.md) keeps no copy
 --    across runs: each run picks and freezes its entries afresh, and its entries are only error
 --    issues and known problems published on confirmed evidence, whose groups this script never
@@ -51,7 +52,7 @@ WITH stopped AS (
   INSERT INTO investigation_outcomes (investigation_id, kind, reason_code, reason_message, remediation)
   SELECT id, 'needs_human', 'friction_group_retired',
          'The friction group was archived when known problems replaced friction groups (scripts/retire-friction-buckets.sql) before this investigation ended.',
-         'Nothing to do: svc backfill-tickets matches its recordings into known problems, which are investigated when published.'
+         'Nothing to press: friction groups were retired when known problems replaced them (scripts/retire-friction-buckets.sql). Check the known problems list once svc backfill-tickets has matched the recordings; one published then is investigated and fixed afresh.'
     FROM stopped
   ON CONFLICT (investigation_id) DO NOTHING
   RETURNING investigation_id
@@ -63,7 +64,7 @@ WITH stopped AS (
      SET state = 'needs_human', finished_at = now(), lease_until = now(), version = f.version + 1,
          reason_code = 'friction_group_retired',
          reason_message = 'The friction group was archived when known problems replaced friction groups (scripts/retire-friction-buckets.sql) before this fix ended.',
-         remediation = 'Nothing to do: a published known problem is investigated and fixed afresh.'
+         remediation = 'Nothing to press: friction groups were retired when known problems replaced them (scripts/retire-friction-buckets.sql). Check the known problems list once svc backfill-tickets has matched the recordings; one published then is investigated and fixed afresh.'
     FROM issues i
    WHERE i.id = f.issue_id AND i.kind = 'friction' AND i.status = 'archived'
      AND f.state IN ('queued', 'fixing')

@@ -63,7 +63,7 @@ export interface Config {
   readonly plugins: PluginsConfig
   /** Which embeddings plugin the matcher uses and its pool's threads (docs/known-problems.md). */
   readonly embeddings: EmbeddingsConfig
-  /** The matcher's fleet-wide caps on scan and match, and on confirm (FRICTION_*_MAX_CONCURRENT). */
+  /** The matcher's fleet-wide caps (FRICTION_*_MAX_CONCURRENT) and a project's checks a UTC day (FRICTION_PROJECT_DAILY_CHECKS). */
   readonly friction: FrictionLimits
   /** The tool server's per-key rate (SVC_MCP_CALLS_PER_MINUTE). */
   readonly toolServer: ToolServerLimits

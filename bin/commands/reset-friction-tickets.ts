@@ -8,7 +8,7 @@ export class ResetFrictionTicketsCommand extends Command {
   static override paths = [['reset-friction-tickets']]
   static override usage = Command.Usage({
     description:
-      "Archive every known problem of one environment and its issue (the state each had is kept), fail their queued work and the pending matching inside the lookback, detach recordings from the archived issues, and delete the matching decisions of findings inside the lookback so that svc backfill-tickets decides them again. Recordings, checks and matches stay for audit. Refused while a fix of any of them is in flight or its pull request is open. Without --confirm it only says what it would do (and exits 1). Rerun the backfill with FRICTION_MATCH_MAX_CONCURRENT=1 on the workers.",
+      "Archive every known problem of one environment and its issue (the state each had is kept), fail their queued work and the pending matching inside the lookback, detach recordings from the archived issues, and delete the matching decisions of findings inside the lookback so that svc backfill-tickets decides them again. Recordings, checks and matches stay for audit. Refused while a fix of any of them is in flight or its pull request is open. Without --confirm it only says what it would do (and exits 1). Then run svc backfill-tickets with the same --since; the workers' FRICTION_MATCH_MAX_CONCURRENT can stay as it is (a matching decision reads the known problems only once it holds the environment's lock, so concurrent jobs cannot open one problem twice). Environment UUIDs: svc environments --project <uuid>.",
     examples: [
       ['See what it would do', 'svc reset-friction-tickets --project <project uuid> --environment <environment uuid> --since 14d'],
       ['Do it', 'svc reset-friction-tickets --project <project uuid> --environment <environment uuid> --since 14d --confirm'],
@@ -32,6 +32,10 @@ export class ResetFrictionTicketsCommand extends Command {
         return 1
       }
       stdout.write(`reset-friction-tickets: ${describe(plan, target.since.text, true)}\n`)
+      stdout.write(
+        `Next: svc backfill-tickets --project ${target.projectId} --environment ${target.environmentId} --since ${target.since.text} --rate <jobs a minute>. ` +
+          "No need to lower FRICTION_MATCH_MAX_CONCURRENT for it: a matching decision reads the known problems only once it holds the environment's lock, so concurrent jobs cannot open one problem twice.\n",
+      )
       log.info('known problems reset', { project: target.projectId, environment: target.environmentId, since: target.since.text, ...plan })
       return 0
     } catch (error) {

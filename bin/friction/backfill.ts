@@ -3,9 +3,10 @@
  * friction jobs spaced by the rate (docs/upgrade-078.md). A recording never scanned gets a scan
  * job; a scanned one whose findings lack matching decisions gets a match job per undecided
  * finding (partial decisions resume). Skipped: a recording or finding with a job already pending
- * or claimed, and a scanned recording whose findings are all decided, not_a_problem included, or
- * have an empty narrative (nothing to match). Rerunning it schedules only what is still missing;
- * an interrupted run is finished by running it again.
+ * or claimed, a scanned recording whose findings are all decided (not_a_problem included), and,
+ * counted apart, a scanned recording with no finding to match (none found, or only findings with
+ * an empty narrative). Rerunning it schedules only what is still missing; an interrupted run is
+ * finished by running it again.
  */
 import type { Db } from '../../shared/db.js'
 import { MINUTE } from '../../shared/time.js'
@@ -28,8 +29,10 @@ export interface BackfillCounts {
   matchJobs: number
   /** Recordings with a scan job (or every undecided finding with a match job) already pending or claimed. */
   skippedActive: number
-  /** Scanned recordings with nothing left to decide. */
+  /** Scanned recordings with findings to match, every one of them decided already. */
   skippedDecided: number
+  /** Scanned recordings with no finding to match: the scan found none (or only empty narratives). */
+  skippedNoFindings: number
   /** When the first and the last scheduled job may start. */
   firstAt?: Date
   lastAt?: Date
@@ -41,6 +44,8 @@ interface PageRow {
   cursor: string
   scanned: boolean
   scan_active: boolean
+  /** Its findings with a narrative to match, decided or not. */
+  findings: number
   undecided: string[]
   undecided_active: string[]
 }
@@ -58,7 +63,7 @@ export async function scheduleBackfill(db: Db, options: BackfillOptions, onPage:
     'SELECT count(*)::int AS n FROM recordings WHERE project_id = $1 AND environment_id = $2 AND closed_at IS NOT NULL AND last_at >= $3',
     scope,
   )
-  const counts: BackfillCounts = { recordings: total[0]!.n, examined: 0, scanJobs: 0, matchJobs: 0, skippedActive: 0, skippedDecided: 0 }
+  const counts: BackfillCounts = { recordings: total[0]!.n, examined: 0, scanJobs: 0, matchJobs: 0, skippedActive: 0, skippedDecided: 0, skippedNoFindings: 0 }
   const spacingMs = MINUTE / options.ratePerMinute
   const start = await startOf(db, options, spacingMs)
   let next = 0
@@ -78,6 +83,7 @@ export async function scheduleBackfill(db: Db, options: BackfillOptions, onPage:
       const missing = row.undecided.filter((finding) => !active.has(finding))
       if (missing.length > 0) planned.push(...missing.map((subject) => ({ kind: 'match' as const, subject })))
       else if (row.undecided.length > 0) counts.skippedActive++
+      else if (row.findings === 0) counts.skippedNoFindings++
       else counts.skippedDecided++
     }
     const times = planned.map((_, i) => new Date(start.getTime() + (next + i) * spacingMs))
@@ -126,6 +132,7 @@ async function readPage(db: Db, scope: unknown[], after: { lastAt: string; id: s
      SELECT p.id, p.last_at::text AS cursor,
             EXISTS (SELECT 1 FROM friction_scans s WHERE s.project_id = $1 AND s.recording_id = p.id) AS scanned,
             EXISTS (SELECT 1 FROM friction_jobs j WHERE j.kind = 'scan' AND j.project_id = $1 AND j.subject = p.id AND j.state IN ('pending', 'claimed')) AS scan_active,
+            (SELECT count(*)::int FROM friction_findings f WHERE f.project_id = $1 AND f.recording_id = p.id AND btrim(f.narrative) <> '') AS findings,
             coalesce((SELECT array_agg(o.id ORDER BY o.id) FROM open o WHERE o.recording_id = p.id), '{}') AS undecided,
             coalesce((SELECT array_agg(o.id ORDER BY o.id) FROM open o WHERE o.recording_id = p.id AND o.active), '{}') AS undecided_active
        FROM page p ORDER BY p.last_at, p.id`,

@@ -9,15 +9,16 @@
  * activity is, as `svc backfill-tickets` picks recordings.
  */
 import type pg from 'pg'
+import { STOPS } from '../../services/investigator/stops.js'
 import type { Db } from '../../shared/db.js'
 import { CommandStop, cutoffOf, type Target } from './target.js'
 
-/** What the investigation and fix records say stopped them (their stops carry a reason). */
+/** What the investigation records say stopped them: a code of the stop catalogue, with its remediation. */
 export const RESET_REASON = {
   code: 'known_problems_reset',
   message: 'The known problems of this environment were reset (svc reset-friction-tickets): this issue was archived before its investigation ended.',
-  remediation: 'Nothing to do: svc backfill-tickets matches the recordings into known problems again.',
-}
+  remediation: STOPS.known_problems_reset,
+} as const
 
 export interface ResetPlan {
   tickets: number

@@ -1,7 +1,7 @@
 /** The ingestion use case, free of HTTP: authenticate, validate, queue. */
 import type { Logger } from '../../shared/log.js'
 import { isRedisConnectionError } from '../../shared/redis.js'
-import { IngestError } from './errors.js'
+import { IngestError, type IngestErrorCode } from './errors.js'
 import { storedEventId } from './event-id.js'
 import type { BacklogMonitor } from './backlog-monitor.js'
 import type { EventQueue } from './event-queue.js'
@@ -18,10 +18,10 @@ export interface IngestDeps {
 /** Seconds a client waits before trying again when its key cannot be checked (the database is restarting). */
 export const KEY_CHECK_RETRY_AFTER = 5
 
-/** Checks a presented key is an ingest key; throws IngestError otherwise. */
-export async function requireIngestKey(deps: IngestDeps, token: string | undefined): Promise<{ keyId: string; projectId: string }> {
+/** Checks a presented key is an ingest key; throws IngestError otherwise, worded by messages where a route gives its own. */
+export async function requireIngestKey(deps: IngestDeps, token: string | undefined, messages: Readonly<Partial<Record<IngestErrorCode, string>>> = {}): Promise<{ keyId: string; projectId: string }> {
   const result = await deps.auth.authenticate(token, 'ingest')
-  if (!result.ok) throw new IngestError(result.code, result.code === 'key_check_unavailable' ? { retryAfter: KEY_CHECK_RETRY_AFTER } : {})
+  if (!result.ok) throw new IngestError(result.code, { message: messages[result.code], retryAfter: result.code === 'key_check_unavailable' ? KEY_CHECK_RETRY_AFTER : undefined })
   return result
 }
 

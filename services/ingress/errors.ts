@@ -37,6 +37,11 @@ export const UPLOAD_KEY_MESSAGES: Readonly<Record<'key_missing' | 'key_malformed
   key_check_unavailable: 'The source-map key cannot be checked now because the database is unreachable; nothing was stored. Upload again in retry_after seconds.',
 }
 
+/** The recordings route's key answer that would otherwise speak of events: it takes chunks (the others fit both). */
+export const CHUNK_KEY_MESSAGES: Readonly<Partial<Record<IngestErrorCode, string>>> = {
+  insufficient_scope: 'This key is real but cannot send recordings: send the chunks with the ingest key (svc_pk_…), not a source-map or API key.',
+}
+
 /** A failed ingestion request: the code, plus the field at fault or a retry delay where they apply. */
 export class IngestError extends CataloguedError<IngestErrorCode> {
   constructor(code: IngestErrorCode, detail: ErrorDetail = {}) {

@@ -10,7 +10,7 @@ import { exchange, readBodyBytes, readBodyText, send, sendError, type Exchange }
 import { readQuery } from '../../shared/http/request-text.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import { acceptEvent, KEY_CHECK_RETRY_AFTER, requireIngestKey, type IngestDeps } from './accept-event.js'
-import { ingestBodyError, IngestError, UPLOAD_KEY_MESSAGES, type IngestErrorCode } from './errors.js'
+import { CHUNK_KEY_MESSAGES, ingestBodyError, IngestError, UPLOAD_KEY_MESSAGES, type IngestErrorCode } from './errors.js'
 import { countAccepted, countChunkAccepted, countChunkRefused, countRefused } from './metrics.js'
 import type { RecordingIntake } from './recording-intake.js'
 import { uploadSourceMap } from './upload-sourcemap.js'
@@ -62,7 +62,7 @@ export function registerIngestRoutes(app: uWS.TemplatedApp, deps: IngestRouteDep
       // uWS hands body chunks only to a reader attached before the first await; start it now.
       const reading = readBodyBytes(ex, cap, body.gzipped)
       reading.catch(() => {}) // observed below, unless the key fails first
-      const key = await requireIngestKey(deps, body.token)
+      const key = await requireIngestKey(deps, body.token, CHUNK_KEY_MESSAGES)
       const received = await reading.catch((error: unknown) => {
         throw error instanceof BodyError && error.reason === 'too_large' ? new IngestError('payload_too_large', { message: tooLarge }) : error
       })

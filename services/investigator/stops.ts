@@ -1,7 +1,8 @@
 /**
  * Why an investigation stopped (outcome needs_human): a stable code, a message saying what
  * happened, and the one thing a person should do next. docs/errors.md lists the same codes; a
- * unit test keeps the two in step.
+ * unit test keeps the two in step, and keeps the operator's tools that write a stop of their own
+ * (svc reset-friction-tickets, scripts/retire-friction-buckets.sql) to these codes and words.
  */
 import { JobStop } from '../../shared/jobs/index.js'
 import { CodehostUnreachable } from '../../shared/plugins/types.js'
@@ -33,6 +34,9 @@ export const STOPS = {
   review_vetoed: 'An independent review of the diff refused it (its reason is in the message). Fix it by hand from the root cause, or press Fix this to try again.',
   pr_exists: "The fix branch has an open pull request with commits the service did not push; it will not overwrite a person's work. Merge or close that pull request, then press Fix this.",
   fix_failed: 'The fix failed on an internal error (the worker log has it, under the fix id); press Fix this, and report it if it repeats.',
+  // Written from outside the runs, by the operator's tools (docs/upgrade-078.md), as the run's outcome.
+  known_problems_reset: "Nothing to press: this environment's known problems were reset (svc reset-friction-tickets) and this issue archived with them. Check the known problems list once svc backfill-tickets has matched the recordings again; one published then is investigated afresh.",
+  friction_group_retired: 'Nothing to press: friction groups were retired when known problems replaced them (scripts/retire-friction-buckets.sql). Check the known problems list once svc backfill-tickets has matched the recordings; one published then is investigated and fixed afresh.',
 } as const
 
 export type StopCode = keyof typeof STOPS

@@ -1,6 +1,7 @@
 /**
  * What the matcher shows on the worker's /health: each fleet-wide cap with the jobs running under
- * it (paused at 0), the embeddings model, and the friction jobs pending, claimed and failed by kind.
+ * it (paused at 0), the embeddings model, a project's daily checks, and the friction jobs pending,
+ * claimed and failed by kind.
  */
 import type { Queryable } from '../../shared/db.js'
 import type { FrictionLimits } from '../../shared/config-friction.js'
@@ -24,7 +25,7 @@ export async function matcherHealth(sources: HealthSources): Promise<string[]> {
   const count = (kind: string, state: string): number => rows.find((row) => row.kind === kind && row.state === state)?.n ?? 0
   return [
     `friction match: running=${await sources.slots.match.running()} max_concurrent=${limits.matchMaxConcurrent}${paused(limits.matchMaxConcurrent, 'FRICTION_MATCH_MAX_CONCURRENT')} embeddings=${sources.model ?? 'none'}`,
-    `friction confirm: running=${await sources.slots.confirm.running()} max_concurrent=${limits.confirmMaxConcurrent}${paused(limits.confirmMaxConcurrent, 'FRICTION_CONFIRM_MAX_CONCURRENT')}`,
+    `friction confirm: running=${await sources.slots.confirm.running()} max_concurrent=${limits.confirmMaxConcurrent}${paused(limits.confirmMaxConcurrent, 'FRICTION_CONFIRM_MAX_CONCURRENT')} checks_per_project_day=${limits.projectDailyChecks}`,
     ...FRICTION_JOB_KINDS.map((kind) => `friction_jobs ${kind}: pending=${count(kind, 'pending')} claimed=${count(kind, 'claimed')} failed=${count(kind, 'failed')}`),
   ]
 }

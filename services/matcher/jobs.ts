@@ -5,6 +5,7 @@
  * scan's match jobs, a decision's confirm job, a confirm's next batch) is dispatched once the job's end committed.
  */
 import type { Redis } from 'ioredis'
+import type { FrictionLimits } from '../../shared/config-friction.js'
 import { isDatabaseOutage, type Db } from '../../shared/db.js'
 import type { JobKind } from '../../shared/jobs/index.js'
 import type { Logger } from '../../shared/log.js'
@@ -32,6 +33,8 @@ export interface FrictionJobDeps {
   leaseMs: number
   /** The embedder the service started with (undefined: SVC_EMBEDDINGS_PLUGIN=none, or not started). */
   embedder(): Embedder | undefined
+  /** The confirm jobs' daily budget a project (FRICTION_PROJECT_DAILY_CHECKS). */
+  limits: Pick<FrictionLimits, 'projectDailyChecks'>
 }
 
 type FrictionKind = JobKind<FrictionJob, FrictionJobRecord, FrictionJob, FrictionEnd>
@@ -65,7 +68,7 @@ export function frictionJobKind(kind: FrictionJobKind, deps: FrictionJobDeps): F
       return { state: 'completed', queued: confirm ? [confirm] : [] }
     },
     confirm: async (row) => {
-      const outcome = await confirmTicket(deps, row.subject)
+      const outcome = await confirmTicket({ ...deps, dailyBudget: deps.limits.projectDailyChecks }, row.subject)
       // The store down mid-batch: the checks made stay; the job is retried with the runtime's backoff.
       if (outcome.status === 'store_down') throw new ObjectStoreUnavailable(outcome.storeDown ?? 'the object store cannot be read')
       // Published and awaiting approval in a project that investigates known problems at once: the investigator's own opening.

@@ -38,6 +38,8 @@ t.test('backfill schedules scans and the undecided findings at the rate, skippin
   await decide(db, P, env, b!, 'not_a_problem')
   const emptyOnly = await seedRecording(db, P, env, 240)
   await seedScan(db, P, env, emptyOnly, ['', '  '])
+  const nothingFound = await seedRecording(db, P, env, 270)
+  await seedScan(db, P, env, nothingFound, [])
   const scanning = await seedRecording(db, P, env, 300)
   await db.query(`INSERT INTO friction_jobs (kind, project_id, environment_id, subject) VALUES ('scan', $1, $2, $3)`, [P, env, scanning])
   const matching = await seedRecording(db, P, env, 360)
@@ -51,9 +53,10 @@ t.test('backfill schedules scans and the undecided findings at the rate, skippin
   const first = runSvc([...base, '--since', '1d', '--rate', '60'], { DATABASE_URL: url, ...KEY })
   t.equal(first.status, 0, first.stderr)
   t.equal(first.stderr, '', 'no warning when the key is set')
-  t.match(first.stdout, /6 closed recording\(s\) in the last 1d: scheduled 2 job\(s\) \(1 scan, 1 match\) at 60\/min/)
-  t.match(first.stdout, /skipped 2 with a job already pending or claimed and 2 already decided/)
-  t.match(first.stdout, /^examined 6\/6 recording\(s\): 2 job\(s\) scheduled, 4 recording\(s\) skipped$/m, 'a plain progress line when stdout is not a terminal')
+  t.match(first.stdout, /^embeddings: Where this command runs, embeddings come from embeddings-openai \(EMBEDDINGS_API_KEY is set\)/m, 'what workers configured alike do')
+  t.match(first.stdout, /7 closed recording\(s\) in the last 1d: scheduled 2 job\(s\) \(1 scan, 1 match\) at 60\/min/)
+  t.match(first.stdout, /skipped 2 with a job already pending or claimed, 1 already decided and 2 scanned with no finding to match\./, 'recordings with nothing to match are not counted as decided')
+  t.match(first.stdout, /^examined 7\/7 recording\(s\): 2 job\(s\) scheduled, 5 recording\(s\) skipped$/m, 'a plain progress line when stdout is not a terminal')
   t.notMatch(first.stdout, /\r/, 'no carriage returns in a pipe')
   let jobs = (await jobsOf(db, P)).filter((j) => j.source === 'backfill')
   t.same(jobs.map((j) => [j.kind, j.subject]), [['match', undecided], ['scan', unscanned]], 'oldest recording first: its undecided finding, then the unscanned one')
@@ -62,9 +65,10 @@ t.test('backfill schedules scans and the undecided findings at the rate, skippin
 
   const wide = runSvc([...base, '--since', '14d', '--rate', '30', '--allow-missing-embeddings'], { DATABASE_URL: url, EMBEDDINGS_API_KEY: undefined })
   t.equal(wide.status, 0, wide.stderr)
-  t.match(wide.stderr, /warning: EMBEDDINGS_API_KEY is not set where this command runs.*with --allow-missing-embeddings it runs them anyway/s)
-  t.match(wide.stdout, /7 closed recording\(s\) in the last 14d: scheduled 1 job\(s\) \(1 scan, 0 match\)/)
-  t.match(wide.stdout, /skipped 4 with a job already pending or claimed and 2 already decided/)
+  t.equal(wide.stderr, '', 'no warning: without a key the workers embed with embeddings-local, and no job fails')
+  t.match(wide.stdout, /^embeddings: Where this command runs, embeddings come from embeddings-local \(the default without EMBEDDINGS_API_KEY\).*no job fails for want of a key\. --allow-missing-embeddings changes nothing on such a worker/m)
+  t.match(wide.stdout, /8 closed recording\(s\) in the last 14d: scheduled 1 job\(s\) \(1 scan, 0 match\)/)
+  t.match(wide.stdout, /skipped 4 with a job already pending or claimed, 1 already decided and 2 scanned with no finding to match/)
   jobs = (await jobsOf(db, P)).filter((j) => j.source === 'backfill')
   const added = jobs.find((j) => j.subject === old)!
   t.ok(added.allow_missing_embeddings, 'the flag is recorded on the job for the worker')
@@ -85,6 +89,44 @@ t.test('backfill schedules scans and the undecided findings at the rate, skippin
   t.match(resumed.stdout, /scheduled 2 job\(s\) \(1 scan, 1 match\)/)
   const pending = (await jobsOf(db, P)).filter((j) => j.state === 'pending' && j.source === 'backfill')
   t.same(pending.map((j) => j.subject).sort(), [found, old].sort(), 'the failed scan again, and the new finding; the decided ones not')
+})
+
+t.test("backfill says what workers configured like its own environment do with the jobs, what the workers last did, and warns only when jobs would fail or the two disagree", async (t) => {
+  const { url, db } = await migratedDb(t)
+  const env = await seedEnvironment(db, P, 'production')
+  const recording = await seedRecording(db, P, env, 30)
+  const run = (extra: Record<string, string | undefined>, flags: string[] = []) =>
+    runSvc(['backfill-tickets', '--project', P, '--environment', env, '--since', '1d', '--rate', '60', ...flags], { DATABASE_URL: url, EMBEDDINGS_API_KEY: undefined, SVC_EMBEDDINGS_PLUGIN: undefined, ...extra })
+
+  const local = run({})
+  t.equal(local.status, 0, local.stderr)
+  t.equal(local.stderr, '', 'the default local embedder needs no key: nothing to warn about')
+  t.match(local.stdout, /^embeddings: Where this command runs, embeddings come from embeddings-local .* This command reads its own environment, not the workers'\. No finding of this environment has been matched yet/m)
+  t.notMatch(local.stdout + local.stderr, /EMBEDDINGS_API_KEY is not set|fails each job/, 'no claim that a worker without a key fails the jobs')
+
+  const off = run({ SVC_EMBEDDINGS_PLUGIN: 'none' })
+  t.equal(off.status, 0, off.stderr)
+  t.match(off.stderr, /^svc backfill-tickets: warning: Embeddings are off where this command runs \(SVC_EMBEDDINGS_PLUGIN=none\): a worker configured so fails each match job with embeddings_missing, unless the backfill is run with --allow-missing-embeddings/m)
+  const offAllowed = run({ SVC_EMBEDDINGS_PLUGIN: 'none' }, ['--allow-missing-embeddings'])
+  t.equal(offAllowed.stderr, '', 'allowed: the jobs run, nothing to warn about')
+  t.match(offAllowed.stdout, /with --allow-missing-embeddings it runs them anyway, every problem its own known problem/)
+
+  // The workers matched with the OpenAI plugin's vectors, so this environment (local) is not theirs.
+  const [finding] = await seedScan(db, P, env, recording, ['Pay button does nothing'])
+  await db.query(`UPDATE friction_findings SET embedding_model = 'openai:text-embedding-3-small' WHERE id = $1`, [finding])
+  const { ticketId } = await seedTicket(db, P, env, 'candidate')
+  await decide(db, P, env, finding!, 'created', ticketId)
+  const differs = run({})
+  t.match(differs.stderr, /warning: Where this command runs, embeddings come from embeddings-local .* latest decision in this environment \(\d{4}-[^)]+\) used vectors of openai:text-embedding-3-small\. So the workers are configured otherwise than this environment/)
+  t.equal(run({ EMBEDDINGS_API_KEY: 'test-key' }).stderr, '', 'the same plugin as the workers: no warning')
+
+  // Later, a worker without embeddings failed a match job.
+  await db.query(
+    `INSERT INTO friction_jobs (kind, project_id, environment_id, subject, state, error, updated_at) VALUES ('match', $1, $2, $3, 'failed', 'embeddings_missing: no embeddings', now() + interval '1 minute')`,
+    [P, env, finding],
+  )
+  const missing = run({ EMBEDDINGS_API_KEY: 'test-key' })
+  t.match(missing.stderr, /warning: .*A match job of this environment failed for want of embeddings at \d{4}-[^:]+:\d\d:[^ ]+: a worker there runs with SVC_EMBEDDINGS_PLUGIN=none\. So the workers are configured otherwise/)
 })
 
 t.test('backfill refuses bad flags with exit 2 and a missing project, environment or migration with exit 1, scheduling nothing', async (t) => {

@@ -25,6 +25,8 @@ async function seeded(t: { teardown(fn: () => unknown): void }) {
   const [payFinding, notAProblem, undecided] = await seedScan(db, P, env, recent, ['Pay button does nothing', 'Scrolled a lot', 'Coupon rejected'])
   await decide(db, P, env, payFinding!, 'joined', pay.ticketId)
   await decide(db, P, env, notAProblem!, 'not_a_problem')
+  // Scanned, and nothing found: after the reset the backfill counts it apart from decided ones.
+  await seedScan(db, P, env, await seedRecording(db, P, env, 90), [])
   const old = await seedRecording(db, P, env, 20 * 24 * 60)
   const [oldFinding] = await seedScan(db, P, env, old, ['Coupon rejected'])
   await decide(db, P, env, oldFinding!, 'created', coupon.ticketId)
@@ -61,6 +63,7 @@ t.test('reset archives the environment\'s known problems and fails their work; f
   const done = runSvc([...args, '--confirm'], { DATABASE_URL: s.url })
   t.equal(done.status, 0, done.stderr)
   t.match(done.stdout, /archived 2 known problem\(s\) and 2 issue\(s\); failed 2 pending or claimed friction job\(s\)/)
+  t.match(done.stdout, new RegExp(`^Next: svc backfill-tickets --project ${P} --environment ${s.env} --since 14d --rate <jobs a minute>\\. No need to lower FRICTION_MATCH_MAX_CONCURRENT`, 'm'), 'it says what to run next, and that the matcher cap may stay')
   const { rows: tickets } = await s.db.query<{ id: string; state: string; previous_state: string | null; status: string; previous_status: string | null }>(
     'SELECT t.id, t.state, t.previous_state, i.status, i.previous_status FROM tickets t JOIN issues i ON i.id = t.issue_id',
   )
@@ -78,7 +81,7 @@ t.test('reset archives the environment\'s known problems and fails their work; f
   const { rows: decisions } = await s.db.query<{ finding_id: string }>('SELECT finding_id FROM matching_decisions')
   t.same(decisions.map((d) => d.finding_id), [s.oldFinding], 'decisions inside the lookback deleted (not_a_problem too); the older one stays')
   const { rows: audit } = await s.db.query('SELECT (SELECT count(*)::int FROM ticket_matches) AS matches, (SELECT count(*)::int FROM ticket_checks) AS checks, (SELECT count(*)::int FROM recordings) AS recordings')
-  t.same(audit, [{ matches: 2, checks: 1, recordings: 2 }], 'recordings, checks and matches stay for audit')
+  t.same(audit, [{ matches: 2, checks: 1, recordings: 3 }], 'recordings, checks and matches stay for audit')
 
   const rerun = runSvc([...args, '--confirm'], { DATABASE_URL: s.url })
   t.equal(rerun.status, 0, rerun.stderr)
@@ -89,6 +92,7 @@ t.test('reset archives the environment\'s known problems and fails their work; f
   const backfill = runSvc(['backfill-tickets', '--project', P, '--environment', s.env, '--since', '14d', '--rate', '60'], { DATABASE_URL: s.url, ...KEY })
   t.equal(backfill.status, 0, backfill.stderr)
   t.match(backfill.stdout, /scheduled 3 job\(s\) \(0 scan, 3 match\)/, 'the backfill decides the three findings inside the lookback again')
+  t.match(backfill.stdout, /skipped 0 with a job already pending or claimed, 0 already decided and 1 scanned with no finding to match\./, 'the recording without findings is not called decided')
 })
 
 t.test('reset refuses while a fix is in flight or its pull request is open, changing nothing', async (t) => {
@@ -128,4 +132,13 @@ t.test('reset refuses bad flags with exit 2', async (t) => {
   t.equal(unknown.status, 1)
   t.match(unknown.stderr, /no environment 11111111-1111-4111-8111-111111111111 in project/)
   t.equal(await snapshot(s.db), before, 'nothing changed')
+})
+
+t.test('svc reset-friction-tickets --help sends the operator to the backfill without lowering the matcher cap, as the code allows', async (t) => {
+  const help = runSvc(['reset-friction-tickets', '--help'], {})
+  t.equal(help.status, 0)
+  const text = help.stdout.replace(/\s+/g, ' ')
+  t.match(text, /FRICTION_MATCH_MAX_CONCURRENT can stay as it is/)
+  t.notMatch(text, /FRICTION_MATCH_MAX_CONCURRENT=1/, 'no advice to run one matcher')
+  t.match(text, /svc environments --project/, 'and where the environment UUIDs are')
 })

@@ -204,6 +204,36 @@ t.test('limited drafts are off by default and the owner turns them on and off', 
   t.match((await client.get(off.location)).text, 'Limited drafts are off.')
 })
 
+t.test("the page lists the project's environments by name with the UUID the operator commands take, and only its own", async (t) => {
+  const stack = await startTestStack(t)
+  const { client, projectId, page } = await ownerWithProject(stack)
+  t.match((await client.get(page)).text, /<h2>Environments<\/h2>[\s\S]*No environment yet\./, 'a new project has none yet')
+
+  const environment = async (project: string, name: string): Promise<string> =>
+    (await stack.db.query<{ id: string }>('INSERT INTO environments (project_id, name) VALUES ($1, $2) RETURNING id', [project, name])).rows[0]!.id
+  const production = await environment(projectId, 'production')
+  const staging = await environment(projectId, 'staging')
+  // Written here past the SDK's name check, as a row written before that check could be: still text, never markup.
+  const odd = await environment(projectId, 'qa<b>x</b>')
+  const elsewhere = await environment(stack.projectId, 'production')
+  const shown = (await client.get(page)).text
+  t.match(shown, `<tr><td>production</td><td><code>${production}</code></td><td><time datetime=`)
+  t.match(shown, `<tr><td>staging</td><td><code>${staging}</code></td>`)
+  t.match(shown, `<tr><td>qa&lt;b&gt;x&lt;/b&gt;</td><td><code>${odd}</code></td>`, 'a name is escaped')
+  t.ok(shown.indexOf(production) < shown.indexOf(odd) && shown.indexOf(odd) < shown.indexOf(staging), 'by name')
+  t.notMatch(shown, elsewhere, "another project's environment is not listed")
+  t.match(shown, `<code>svc environments --project ${projectId}</code>`, 'and the command that lists them with their facts')
+  t.notMatch(shown, /more, not listed here/)
+
+  await stack.db.query(`INSERT INTO environments (project_id, name) SELECT $1, 'zz-' || lpad(g::text, 3, '0') FROM generate_series(1, 100) g`, [projectId])
+  const many = (await client.get(page)).text
+  t.equal(many.match(/<tr><td>/g)?.length, 100, 'at most 100 listed')
+  t.match(many, `3 more, not listed here: <code>svc environments --project ${projectId}</code> lists every one.`)
+  const refused = await client.post(`/projects/${projectId}/settings/timezone`, { timezone: 'Mars/Olympus' })
+  t.equal(refused.status, 400)
+  t.match(refused.text, `<code>${production}</code>`, 'a form answered again with its error still lists them')
+})
+
 t.test('another person cannot post either form: 403, and nothing changes', async (t) => {
   const stack = await startTestStack(t)
   const { projectId } = await ownerWithProject(stack)

@@ -32,7 +32,7 @@ function matcherOf(worker: Worker): Matcher {
 
 /** A second worker of the stack, hosting the matcher with the caps given. */
 async function matcherWorker(t: Test, stack: TestStack, objects: ObjectStore, caps: { matchMaxConcurrent: number; confirmMaxConcurrent: number }): Promise<Worker> {
-  const worker = await startWorker({ db: stack.db, objects, redis: stack.redis, keys: stack.keys, log: createLogger(stack.config.logLevel), services: ['matcher'], timing: stack.config.stream, healthPort: 0, healthHost: '127.0.0.1', matcher: { limits: caps, embeddings: stack.config } })
+  const worker = await startWorker({ db: stack.db, objects, redis: stack.redis, keys: stack.keys, log: createLogger(stack.config.logLevel), services: ['matcher'], timing: stack.config.stream, healthPort: 0, healthHost: '127.0.0.1', matcher: { limits: { ...stack.config.friction, ...caps }, embeddings: stack.config } })
   t.teardown(() => worker.stop())
   return worker
 }
@@ -173,4 +173,21 @@ t.test('a known problem with 3 matched recordings gets its checks: its own rage 
   t.ok(ticket.published_at, 'published: 3 confirmed, 3 users, 60% of conclusive checks')
   const confirm = await waitFor(async () => (await rows<{ state: string }>(stack, `SELECT state FROM friction_jobs WHERE kind = 'confirm' AND state = 'completed'`))[0], 10_000, 100)
   t.equal(confirm.state, 'completed', 'by a confirm job the third match queued')
+})
+
+t.test("a project's checks a UTC day are FRICTION_PROJECT_DAILY_CHECKS: past them the batch waits for the next UTC midnight", async (t) => {
+  const stack = await startTestStack(t, { ingress: false, worker: true, env: { ...QUICK, FRICTION_PROJECT_DAILY_CHECKS: '2' } })
+  const objects = await createObjectStore(stack.config.objectStore)
+  await seedRecording(stack.db, objects, { projectId: stack.projectId, user: { id: 'calm-1' }, chunks: answeredChunks(T0), closed: true })
+  for (const [i, user] of ['user-1', 'user-2', 'user-3'].entries()) {
+    await seedRecording(stack.db, objects, { projectId: stack.projectId, user: { id: user }, chunks: rageChunks(T0 + (i + 1) * 3_600_000), closed: true })
+  }
+
+  // The confirm job the third match queued ends; at the cap it queues the rest for the next UTC day.
+  const next = await waitFor(async () => (await rows<{ not_before: Date }>(stack, `SELECT not_before FROM friction_jobs WHERE kind = 'confirm' AND state = 'pending' AND not_before > now()`))[0], 20_000, 100).catch(() => undefined)
+  const checks = await rows<{ utc_day: string }>(stack, "SELECT to_char(utc_day, 'YYYY-MM-DD') AS utc_day FROM ticket_checks")
+  t.equal(checks.length, 2, 'two checks of the four recordings of the screen, as the setting says (2000 by default)')
+  const midnight = new Date(`${checks[0]?.utc_day ?? '1970-01-01'}T00:00:00.000Z`).getTime() + 24 * 3_600_000
+  t.equal(next?.not_before.getTime(), midnight, 'and the next batch of checks waits for the next UTC midnight')
+  t.match((await matcherOf(stack.worker!).details!()).join('\n'), /friction confirm: running=\d+ max_concurrent=1 checks_per_project_day=2/, '/health names the budget')
 })

@@ -56,6 +56,8 @@ t.test('list_issues filters by environment, kind, status and since, pages with a
   t.equal(issues.find((i) => i.id === cartIssue)!.event_count, 2)
   t.match(issues.find((i) => i.id === cartIssue)!.untrusted.title, /Cannot read properties/)
   t.equal(issues[0]!.url, `${stack.config.baseUrl}/projects/${stack.projectId}/issues/${issues[0]!.id}`)
+  const { rows: created } = await stack.db.query<{ id: string; created_at: Date }>('SELECT id, created_at FROM issues WHERE project_id = $1', [stack.projectId])
+  for (const row of created) t.equal((issues.find((i) => i.id === row.id) as { created_at?: string } | undefined)?.created_at, row.created_at.toISOString(), 'each issue with its created_at, as the project API answers it')
 
   const production = await callTool(agent, 'list_issues', { environment: 'production' })
   t.same((production.body.issues as Array<{ id: string }>).map((i) => i.id), [cartIssue])
@@ -81,11 +83,13 @@ t.test('list_issues filters by environment, kind, status and since, pages with a
 })
 
 t.test('get_issue answers the latest event with its frames, why each is unresolved, breadcrumbs and counts; event text is untrusted and escaped', async (t) => {
-  const { agent, cartIssue } = await agentStack(t)
+  const { stack, agent, cartIssue } = await agentStack(t)
   const answer = await callTool(agent, 'get_issue', { issue_id: cartIssue })
   t.equal(answer.isError, false)
-  const body = answer.body as { issue: { id: string; user_count: number }; latest_event: { environment: string; release: string; frames: Array<{ resolved: boolean; unresolved_reason: string | null; line: number; untrusted: { function: string; file: string } }>; untrusted: { message: string; breadcrumbs: Array<{ message: string }> } }; counts: { events: number; environments: Array<{ value: string; count: number }> }; investigation: unknown; fix: unknown; linked_pull_requests: unknown[] }
+  const body = answer.body as { issue: { id: string; user_count: number; created_at: string }; latest_event: { environment: string; release: string; frames: Array<{ resolved: boolean; unresolved_reason: string | null; line: number; untrusted: { function: string; file: string } }>; untrusted: { message: string; breadcrumbs: Array<{ message: string }> } }; counts: { events: number; environments: Array<{ value: string; count: number }> }; investigation: unknown; fix: unknown; linked_pull_requests: unknown[] }
   t.equal(body.issue.id, cartIssue)
+  const { rows: [stored] } = await stack.db.query<{ created_at: Date }>('SELECT created_at FROM issues WHERE id = $1', [cartIssue])
+  t.equal(body.issue.created_at, stored!.created_at.toISOString(), 'with its created_at')
   t.equal(body.latest_event.environment, 'production')
   t.equal(body.latest_event.release, 'shop@1.0.0')
   t.ok(body.latest_event.frames.length >= 2, 'the stack frames')

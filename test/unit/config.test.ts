@@ -57,3 +57,14 @@ t.test('.env fills in what the environment leaves unset, and the environment win
   t.equal(config.ingestionPort, 8123)
   t.equal(config.dbHostPort, 7001)
 })
+
+t.test("a project's recording checks a UTC day are a setting: 2000 by default, as the spec's limit says", async (t) => {
+  t.equal(loadConfig({}).friction.projectDailyChecks, 2000)
+  t.equal(loadConfig({ FRICTION_PROJECT_DAILY_CHECKS: '150' }).friction.projectDailyChecks, 150)
+  t.equal(loadConfig({ FRICTION_PROJECT_DAILY_CHECKS: '0' }).friction.projectDailyChecks, 0, '0 checks nothing')
+  for (const bad of ['-1', 'lots', '2.5', '1000001']) {
+    const error = t.throws(() => loadConfig({ FRICTION_PROJECT_DAILY_CHECKS: bad })) as ConfigError
+    t.equal(error.variable, 'FRICTION_PROJECT_DAILY_CHECKS', `${bad} is refused, naming the variable`)
+    t.match(error.message, /whole number from 0 to 1000000.*default 2000/)
+  }
+})

@@ -5,6 +5,7 @@
  * check written with its counter in one transaction under the project's daily budget; then the
  * batch moves checks_next_at on and the publish gate runs. What the job kind `confirm` calls; its claim, lease and retries are the actor's.
  */
+import { DEFAULT_PROJECT_DAILY_CHECKS } from '../../../shared/config-friction.js'
 import { isDatabaseOutage } from '../../../shared/db.js'
 import { ObjectStoreUnavailable } from '../../../shared/object-store.js'
 import { walkChunks } from '../../recorder/read-chunks.js'
@@ -12,13 +13,13 @@ import { RecordingObserver } from '../friction/observe.js'
 import { scanRecording, type ScanDeps } from '../friction/scan-recording.js'
 import { advanceChecksNextAt, checksUsed, getChunks, getRecordingFindings, getRecordingsToCheck, getTicketForChecks, isScanned, recordCheck, type TicketForChecks } from './check-store.js'
 import { publishGate, type GateOutcome } from './publish-gate.js'
-import { CHECKS_EVERY, CHECKS_PER_BATCH, DAILY_CHECK_BUDGET } from './thresholds.js'
+import { CHECKS_EVERY, CHECKS_PER_BATCH } from './thresholds.js'
 import { verdictOf, type Verdict } from './verdict.js'
 
 export interface ConfirmDeps extends ScanDeps {
   /** The clock: a check's utc_day and the budget's day are its UTC date. */
   now?: () => Date
-  /** Checks a project may run in one UTC day (DAILY_CHECK_BUDGET by default). */
+  /** Checks a project may run in one UTC day: the matcher passes FRICTION_PROJECT_DAILY_CHECKS (DEFAULT_PROJECT_DAILY_CHECKS when left out). */
   dailyBudget?: number
 }
 
@@ -71,7 +72,7 @@ export function nextUtcDay(at: Date): Date {
  */
 export async function confirmTicket(deps: ConfirmDeps, ticketId: string): Promise<ConfirmOutcome> {
   const at = (deps.now ?? (() => new Date()))()
-  const limit = checkedBudget(deps.dailyBudget ?? DAILY_CHECK_BUDGET)
+  const limit = checkedBudget(deps.dailyBudget ?? DEFAULT_PROJECT_DAILY_CHECKS)
   const utcDay = utcDayOf(at)
   const outcome: ConfirmOutcome = { ticketId, status: 'checked', checks: [], passedBy: [], checksNextAt: undefined, dueAgain: false, matchJobs: [], budget: { utcDay, used: 0, limit }, resumeAt: undefined, storeDown: undefined, gate: undefined }
   const ticket = await getTicketForChecks(deps.db, ticketId)

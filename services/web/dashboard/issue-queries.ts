@@ -30,6 +30,8 @@ const FACET_ROWS = 500
 const LISTED_MESSAGE = 500
 
 export interface IssueDetail extends IssueRow {
+  /** When the issue's row was made (the spec's Issue record); first_seen is its earliest event's, or for a known problem's issue its first finding's moment, which a backfill may find days later. */
+  created_at: Date
   grouping_version: number
   detail_quality: number
   /** Why the latest investigation stopped (needs_human), '' otherwise; the investigator sets both. */
@@ -93,7 +95,7 @@ export interface RecentEvent {
 export async function getIssueDetail(db: Queryable, projectId: string, issueId: string): Promise<IssueDetail | undefined> {
   if (!isUuid(issueId)) return undefined
   const { rows } = await db.query<IssueDetail>(
-    `SELECT id, title, culprit, status, kind, noise, event_count, user_count, session_count, first_seen, last_seen, grouping_version, detail_quality,
+    `SELECT id, title, culprit, status, kind, noise, event_count, user_count, session_count, first_seen, last_seen, created_at, grouping_version, detail_quality,
             reason_code, reason_message
        FROM issues WHERE id = $1 AND project_id = $2`,
     [issueId, projectId],

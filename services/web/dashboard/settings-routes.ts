@@ -1,9 +1,10 @@
 /**
  * The project settings page and its forms: the repository (checked with the code host when
- * there is one), the limited-draft opt-in and the daily digest's time zone. Only the project's
- * owner sees the page or may post.
+ * there is one), the limited-draft opt-in and the daily digest's time zone; the page also lists
+ * the project's environments. Only the project's owner sees the page or may post.
  */
 import type uWS from 'uWebSockets.js'
+import { listEnvironments } from '../../grouper/read-environments.js'
 import type { DashboardDeps } from './deps.js'
 import { ownProject } from './project-routes.js'
 import { getOwnProject, type ProjectFacts } from './project-queries.js'
@@ -12,7 +13,7 @@ import { PageError, redirect, sendPage } from './respond.js'
 import { getPage, postForm, type FormContext } from './route.js'
 import { setTimezone } from './timezone-setting.js'
 import { signInPath } from './viewer.js'
-import { settingsPage, type RepoProblem, type SettingsState } from './views/settings.js'
+import { settingsPage, SHOWN_ENVIRONMENTS, type RepoProblem, type SettingsState } from './views/settings.js'
 
 const settingsPath = (projectId: string): string => `/projects/${encodeURIComponent(projectId)}/settings/codehost`
 
@@ -44,14 +45,18 @@ function problemStatus(problem: RepoProblem): number {
 export function registerSettingsRoutes(app: uWS.TemplatedApp, deps: DashboardDeps): void {
   const db = deps.setup.db
   const settings: SettingsDeps = { db, redis: deps.setup.redis, keys: deps.setup.keys, codehost: deps.codehost }
-  const pageState = (): SettingsState => ({ checked: deps.codehost !== undefined, installUrl: deps.codehost?.installUrl() || undefined })
+  const pageState = async (projectId: string): Promise<SettingsState> => ({
+    checked: deps.codehost !== undefined,
+    installUrl: deps.codehost?.installUrl() || undefined,
+    environments: await listEnvironments(db, projectId, SHOWN_ENVIRONMENTS),
+  })
 
   getPage(app, deps, '/projects/:id/settings/codehost', async (ctx) => {
     const owned = await ownProject(deps, ctx)
     if (!owned) return
     const asked = ctx.request.query.get('saved')
     const saved = SAVED_OUTCOMES.find((outcome) => outcome === asked)
-    sendPage(ctx.ex, 200, settingsPage(ctx.viewer, owned.project, { ...pageState(), saved }))
+    sendPage(ctx.ex, 200, settingsPage(ctx.viewer, owned.project, { ...(await pageState(owned.project.id)), saved }))
   })
 
   postForm(app, deps, '/projects/:id/settings/codehost', async (ctx) => {
@@ -65,7 +70,7 @@ export function registerSettingsRoutes(app: uWS.TemplatedApp, deps: DashboardDep
       if (outcome.kind !== 'invalid_name') deps.log.info('project setting refused', { ...fields, codehost_repo: text.trim(), access: outcome.kind === 'refused' ? outcome.access.status : undefined })
       // A refusal may still have updated what is known about the installation, as an agent's attach does.
       const now = (await getOwnProject(db, userId, project.id)) ?? project
-      return sendPage(ctx.ex, problemStatus(outcome), settingsPage(ctx.viewer, now, { ...pageState(), refused: { text, problem: outcome } }))
+      return sendPage(ctx.ex, problemStatus(outcome), settingsPage(ctx.viewer, now, { ...(await pageState(project.id)), refused: { text, problem: outcome } }))
     }
     if (outcome.kind !== 'unchanged') deps.log.info('project setting changed', { ...fields, codehost_repo: text.trim() })
     redirect(ctx.ex, `${settingsPath(project.id)}?saved=${outcome.kind}`)
@@ -86,7 +91,7 @@ export function registerSettingsRoutes(app: uWS.TemplatedApp, deps: DashboardDep
     const owned = await ownerOfForm(deps, ctx)
     if (!owned) return
     const outcome = await setTimezone(db, owned.userId, owned.project.id, ctx.form.get('timezone') ?? '')
-    if (outcome.kind === 'unknown_zone') return sendPage(ctx.ex, 400, settingsPage(ctx.viewer, owned.project, { ...pageState(), timezoneRefused: outcome.text }))
+    if (outcome.kind === 'unknown_zone') return sendPage(ctx.ex, 400, settingsPage(ctx.viewer, owned.project, { ...(await pageState(owned.project.id)), timezoneRefused: outcome.text }))
     if (outcome.kind === 'saved') deps.log.info('project setting changed', { project_id: owned.project.id, user_id: owned.userId, setting: 'timezone', value: outcome.zone })
     redirect(ctx.ex, `${settingsPath(owned.project.id)}?saved=timezone`)
   })

@@ -75,6 +75,7 @@ export function issueJson(issue: IssueDetail): Record<string, unknown> {
     noise: issue.noise,
     first_seen: issue.first_seen.toISOString(),
     last_seen: issue.last_seen.toISOString(),
+    created_at: issue.created_at.toISOString(),
     // bigint in PostgreSQL, read as text: a count past 2^53 is not a concern for one issue.
     event_count: Number(issue.event_count),
     user_count: issue.user_count,

@@ -1,12 +1,14 @@
 /**
  * The project settings page (GET /projects/:id/settings/codehost): the repository with its form
- * and the app's install link, and the limited-draft opt-in. Only the project's owner sees it.
+ * and the app's install link, the limited-draft opt-in, the digest's time zone, and the project's
+ * environments with the UUIDs the operator commands take. Only the project's owner sees it.
  */
+import type { EnvironmentRow } from '../../../grouper/read-environments.js'
 import { html, safeHref, type SafeHtml } from '../html.js'
 import type { RepoOutcome, SavedOutcome } from '../project-settings.js'
 import type { ProjectFacts } from '../project-queries.js'
 import type { Viewer } from '../viewer.js'
-import { csrfField } from './layout.js'
+import { csrfField, when } from './layout.js'
 import { projectFrame, yesNo } from './projects.js'
 import { timezoneSection } from './timezone-setting.js'
 
@@ -24,7 +26,12 @@ export interface SettingsState {
   refused?: { text: string; problem: RepoProblem }
   /** The time-zone form's text, when it named no known zone. */
   timezoneRefused?: string
+  /** The project's environments by name (at most SHOWN_ENVIRONMENTS of them) and how many it has. */
+  environments: { environments: readonly EnvironmentRow[]; total: number }
 }
+
+/** Environments the page lists; past them it sends the reader to svc environments, which lists every one. */
+export const SHOWN_ENVIRONMENTS = 100
 
 const ACCESS: Readonly<Record<string, string>> = {
   visible_private: 'the app can see it (private repository)',
@@ -118,6 +125,20 @@ function fixesSection(viewer: Viewer, project: ProjectFacts): SafeHtml {
 </form>`
 }
 
+function environmentsSection(project: ProjectFacts, list: SettingsState['environments']): SafeHtml {
+  const more = list.total - list.environments.length
+  return html`<h2>Environments</h2>
+<p class="hint">Each is made when the first event or recording naming it is stored. Its UUID is what <code>svc backfill-tickets</code> and <code>svc reset-friction-tickets</code> take as <code>--environment</code>; <code>svc environments --project ${project.id}</code> lists them with their recordings and known problems.</p>
+${
+  list.environments.length === 0
+    ? html`<p class="empty">No environment yet.</p>`
+    : html`<table class="keys environments"><thead><tr><th scope="col">Name</th><th scope="col">UUID</th><th scope="col">First named</th></tr></thead><tbody>
+${list.environments.map((environment) => html`<tr><td>${environment.name}</td><td><code>${environment.id}</code></td><td>${when(environment.created_at)}</td></tr>`)}
+</tbody></table>`
+}
+${more > 0 ? html`<p class="hint">${more} more, not listed here: <code>svc environments --project ${project.id}</code> lists every one.</p>` : ''}`
+}
+
 /** GET /projects/:id/settings/codehost, also answered again by a repository form that was not saved. */
 export function settingsPage(viewer: Viewer, project: ProjectFacts, state: SettingsState): SafeHtml {
   return projectFrame(
@@ -130,6 +151,7 @@ export function settingsPage(viewer: Viewer, project: ProjectFacts, state: Setti
 ${state.saved ? html`<p class="notice" role="status">${savedText(project, state.saved)}</p>` : ''}
 ${repositorySection(viewer, project, state)}
 ${fixesSection(viewer, project)}
-${timezoneSection(viewer, project, state.timezoneRefused)}`,
+${timezoneSection(viewer, project, state.timezoneRefused)}
+${environmentsSection(project, state.environments)}`,
   )
 }

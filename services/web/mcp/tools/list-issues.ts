@@ -16,8 +16,8 @@ export const listIssues = defineTool('mcp-list-issues.json', {
     const after = decodeCursor(args.cursor)
     const since = readTime(args.since, 'since')
     // Ordered by (last_seen, id) descending; a cursor continues strictly after the last row shown.
-    const { rows } = await ctx.db.query<IssueRow & { reason_code: string; reason_message: string; position: string }>(
-      `SELECT i.id, i.title, i.culprit, i.status, i.kind, i.noise, i.event_count, i.user_count, i.session_count, i.first_seen, i.last_seen,
+    const { rows } = await ctx.db.query<IssueRow & { created_at: Date; reason_code: string; reason_message: string; position: string }>(
+      `SELECT i.id, i.title, i.culprit, i.status, i.kind, i.noise, i.event_count, i.user_count, i.session_count, i.first_seen, i.last_seen, i.created_at,
               i.reason_code, i.reason_message, ${micros('i.last_seen')} AS position
          FROM issues i
         WHERE i.project_id = $1

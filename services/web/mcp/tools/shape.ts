@@ -7,7 +7,7 @@ import type { IssueRow } from '../../dashboard/project-queries.js'
 import { issueUrl, ToolError, type ToolContext } from '../tool.js'
 
 /** An issue's fields; title, culprit and reason text are made from recorded text: untrusted. */
-export function issueSummary(ctx: ToolContext, issue: IssueRow & { reason_code?: string; reason_message?: string }): Record<string, unknown> {
+export function issueSummary(ctx: ToolContext, issue: IssueRow & { created_at: Date; reason_code?: string; reason_message?: string }): Record<string, unknown> {
   return {
     id: issue.id,
     url: issueUrl(ctx, issue.id),
@@ -17,6 +17,7 @@ export function issueSummary(ctx: ToolContext, issue: IssueRow & { reason_code?:
     reason_code: issue.reason_code ?? '',
     first_seen: issue.first_seen.toISOString(),
     last_seen: issue.last_seen.toISOString(),
+    created_at: issue.created_at.toISOString(),
     // bigint in PostgreSQL, read as text: a count past 2^53 is not a concern for one issue.
     event_count: Number(issue.event_count),
     user_count: issue.user_count,
