@@ -131,7 +131,7 @@ t.test("in Chromium, a replay of a page with inline handlers, javascript: URLs a
   await client.signUp('dev@example.test')
   const projectId = await approveNewProject(stack, client, 'Shop')
 
-  // As an SDK before 0.1.1 recorded it: handlers and javascript: URLs in; and as every SDK records
+  // As earlier builds of the SDK recorded it: handlers and javascript: URLs in; and as every SDK records
   // a page: its images, fonts and stylesheets by their address on the recorded site.
   const load = pageLoad(T0, 'https://shop.example.com/checkout', { heading: 'Checkout', paragraph: 'Total: 42.00 EUR', button: 'Pay now' })
   const { head, body } = headAndBody(load)
