@@ -4,7 +4,7 @@ import { driveChromium } from './sdk-recording-harness.js'
 import { recordingScenarios } from './sdk-recording-scenarios.js'
 
 ensureSdkBuilt()
-// Nine scenarios, a few seconds each: room for a busy machine.
+// Ten scenarios, a few seconds each: room for a busy machine.
 t.setTimeout(5 * 60_000)
 
 const browser = await launchChromium(t)

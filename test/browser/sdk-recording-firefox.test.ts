@@ -4,7 +4,7 @@ import { driveFirefox } from './sdk-recording-harness.js'
 import { recordingScenarios } from './sdk-recording-scenarios.js'
 
 ensureSdkBuilt()
-// Nine scenarios, each starting Firefox ESR anew: more than the default two minutes on a busy machine.
+// Ten scenarios, each starting Firefox ESR anew: more than the default two minutes on a busy machine.
 t.setTimeout(8 * 60_000)
 
 recordingScenarios(t, 'Firefox ESR', (capture, steps) => driveFirefox(capture, steps))

@@ -129,11 +129,12 @@ export function distinctChunks(capture: Capture): ChunkBody[] {
 /**
  * A page with a text input, a password, a textarea, a svc-mask paragraph and a svc-block box, that
  * starts the SDK with config and records. It marks the recorder's keepalive sends in their URL,
- * so the capture server can tell them, and is ready once the recorder has started.
+ * so the capture server can tell them, and is ready once the recorder has started. more is HTML put
+ * under the heading.
  */
-export function recordingPage(config: Record<string, unknown>): string {
+export function recordingPage(config: Record<string, unknown>, more = ''): string {
   return `<!doctype html><html><head><title>Checkout</title></head><body>
-<h1>Checkout</h1>
+<h1>Checkout</h1>${more}
 <label>Name <input id="name" type="text" name="name"></label>
 <label>Password <input id="pw" type="password" name="pw"></label>
 <textarea id="note"></textarea>

@@ -16,10 +16,22 @@ const TYPED = 'typed-name-Q7x'
 const PASSWORD = 'pass-word-Z9k'
 const NOTE = 'typed-note-K3m'
 
-/** Serves the recording page at / (and a plain page at /other) for config; returns the page's address. */
+/** Script a page carries outside script elements: each marker is in nothing a chunk may hold. */
+const SCRIPTED = `<form id="pay-form" onsubmit="return SUBMIT_IN_HTML()"><button id="go" type="button" onclick="HANDLER_IN_HTML()">Pay here</button></form>
+<a id="js-link" href=" JavaScript:LINK_IN_HTML()">Pay by link</a> <a id="later" href="/fine">Later link</a>
+<iframe id="doc" srcdoc="<script>var SRCDOC_SCRIPT = 1</script><p>inner page</p>"></iframe>`
+/** What the handlers scenario does to the page once it is recorded. */
+const SCRIPTED_LATER = [
+  `document.getElementById('go').setAttribute('onmouseover', 'HANDLER_SET_LATER()')`,
+  `document.getElementById('later').href = 'javascript:LINK_SET_LATER()'`,
+  `document.getElementById('pay-form').insertAdjacentHTML('beforeend', '<div id="added" onclick="ADDED_HANDLER()">added</div>')`,
+].join('; ')
+const MARKERS = ['SUBMIT_IN_HTML', 'HANDLER_IN_HTML', 'LINK_IN_HTML', 'SRCDOC_SCRIPT', 'HANDLER_SET_LATER', 'LINK_SET_LATER', 'ADDED_HANDLER']
+
+/** Serves the recording page at / (with inline handlers and javascript: links at /handlers) (and a plain page at /other) for config; returns the page's address. */
 async function page(t: Test, capture: Capture, recording: Record<string, unknown>): Promise<string> {
   const config = { apiKey: INGEST_KEY, endpoint: capture.url, release: 'shop@1.0.0', environment: 'production', recording }
-  const pages = { '/': recordingPage(config), '/other': '<!doctype html><p>another page</p>' }
+  const pages = { '/': recordingPage(config), '/handlers': recordingPage(config, SCRIPTED), '/other': '<!doctype html><p>another page</p>' }
   // 127.0.0.1, not localhost: Firefox tries ::1 first, where the page server does not listen.
   return (await servePages(t, pages)).replace('localhost', '127.0.0.1')
 }
@@ -88,6 +100,29 @@ export function recordingScenarios(t: Test, browser: string, drive: Drive): void
     const marks = chunks.flatMap((chunk) => chunk.events).filter((e) => e.type === 5 && e.data.tag === 'svc.error')
     t.equal(marks.length, 1, 'one svc.error custom event')
     t.same(marks[0]!.data.payload, { event_id: event.event_id, message: event.error.message.slice(0, 200) }, 'naming the event, its message cut to 200 characters')
+  })
+
+  t.test(`in ${browser}, inline handlers and javascript: URLs never leave the page, also when set after the first snapshot`, async (t) => {
+    const capture = await startCapture(t)
+    const origin = await page(t, capture, { mode: 'all', flushIntervalMs: 1000 })
+    await drive(capture, [
+      { goto: `${origin}/handlers` },
+      { ready: true },
+      { run: SCRIPTED_LATER },
+      { idle: 300 },
+      // A captured error sends what was recorded at once: the changes above with it.
+      { run: `throwNow('after the changes')` },
+      { wait: { events: 1, marked: 1 } },
+    ])
+    const chunks = checkChunks(t, capture)
+    const sent = capture.chunks.map((chunk) => chunk.text).join('\n')
+    t.ok(sent.includes('Pay here') && sent.includes('"id":"go"') && sent.includes('"id":"added"'), 'the elements are recorded, with their other attributes')
+    t.ok(sent.includes('inner page'), "and the inner page's content, as its own document")
+    for (const marker of MARKERS) t.notOk(sent.includes(marker), `${marker} is in no chunk`)
+    t.notMatch(sent, /"on[a-z]+":/i, 'no handler attribute, not even empty')
+    t.notMatch(sent, /javascript:/i, 'no javascript: URL')
+    const changes = chunks.flatMap((chunk) => chunk.events).flatMap((event) => (event.type === 3 && (event.data as { source?: number }).source === 0 ? ((event.data as { attributes?: Array<{ attributes: Record<string, unknown> }> }).attributes ?? []) : []))
+    t.ok(changes.some((change) => 'href' in change.attributes && change.attributes.href === null), "the link's change to a javascript: URL goes as the removal of its address")
   })
 
   t.test(`in ${browser}, with maskAllInputs false a text input is recorded as typed and a password still is not, even once shown`, async (t) => {

@@ -7,6 +7,7 @@
 import { record } from '@rrweb/record'
 import type { RecorderHandle, RecordingHost } from '../recording-link.js'
 import { stripUrl } from '../url.js'
+import { scrubEvent } from './scrub.js'
 import type { TabRecording } from './tab-state.js'
 import type { Uploader } from './uploader.js'
 
@@ -172,6 +173,8 @@ export class Recorder implements RecorderHandle {
       // Page addresses leave without credentials or secret-looking parameters, as in the events.
       const meta = event as RrwebEvent & { data: { href?: unknown } }
       if (event.type === META && typeof meta.data?.href === 'string') meta.data.href = stripUrl(meta.data.href)
+      // Inline handlers and javascript: URLs are script: they stay in the page, as scripts' text does.
+      scrubEvent(event)
       const text = JSON.stringify(event)
       if (text.length > MAX_EVENT_CHARS) return this.#host.log(`recording: dropped an event of ${text.length} characters`)
       if (this.#buffering && event.type === META && (isCheckout || this.#segments.length === 0)) {

@@ -11,7 +11,12 @@ export const ICON_PATH = '/assets/icon.svg'
 /** The icon: a bracket around a dot, in the accent colour. */
 export const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2450d8"/><path d="M12 8H8v16h4M20 8h4v16h-4" fill="none" stroke="#fff" stroke-width="3"/><circle cx="16" cy="16" r="3" fill="#f5a524"/></svg>`
 
-/** The stylesheet's text. */
+/**
+ * The stylesheet's text. Table cells break recorded text anywhere (it can be one long token), but
+ * headers and the known problems list's short cells break only a word too long for the line
+ * (break-word): with anywhere, a column's narrowest width is one letter, and the table's layout
+ * squeezed "Users" and "Recordings" to a letter or two a line at 1280 px.
+ */
 export const STYLESHEET = `
 :root { --fg: #1c2430; --muted: #5b6675; --line: #d8dde4; --bg: #f6f7f9; --panel: #fff; --accent: #2450d8; --accent-fg: #fff; --danger: #b42318; --ok: #1a7f37; --focus: #f5a524; }
 * { box-sizing: border-box; }
@@ -60,7 +65,7 @@ form.inline { display: inline; margin: 0; }
 .facts dd { margin: 0; overflow-wrap: anywhere; }
 table { width: 100%; border-collapse: collapse; background: var(--panel); border: 1px solid var(--line); }
 th, td { text-align: left; padding: .5rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
-th { font-size: .85rem; color: var(--muted); font-weight: 600; }
+th { font-size: .85rem; color: var(--muted); font-weight: 600; overflow-wrap: break-word; }
 .num { text-align: right; }
 .status { font-size: .8rem; padding: .1rem .45rem; border-radius: 999px; background: #eef0f3; }
 .cards { list-style: none; padding: 0; display: grid; gap: .75rem; }
@@ -141,5 +146,6 @@ ol.timeline .error { background: #fef3f2; border-radius: 6px; padding: .2rem .4r
 .status.bad { background: #fef3f2; }
 .replay { min-height: 4rem; margin: 0 0 .5rem; display: flow-root; }
 .replay .rr-player { box-shadow: none; border: 1px solid var(--line); }
+table.known-problems td { overflow-wrap: break-word; }
 pre.excerpt { background: #0f1720; color: #e6edf3; padding: .5rem .75rem; border-radius: 6px; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 20rem; margin: .35rem 0 0; }
 `

@@ -1,9 +1,11 @@
 /**
  * The replay's events for the browser, read from the recorder's chunk objects
- * (services/recorder/read-chunks.ts) and capped at REPLAY_CAP_BYTES.
+ * (services/recorder/read-chunks.ts), cleaned of what would run or fetch, and capped at
+ * REPLAY_CAP_BYTES.
  */
 import type { ObjectStore } from '../../../shared/object-store.js'
 import { CHUNKS_CAP_BYTES, walkChunks, type ChunkRef } from '../../recorder/read-chunks.js'
+import { ReplayCleaner } from './replay/clean-events.js'
 
 /** Events one replay carries at most (the chunk reader's cap): a longer session plays up to where it fell, and says so. */
 export const REPLAY_CAP_BYTES = CHUNKS_CAP_BYTES
@@ -11,8 +13,11 @@ export const REPLAY_CAP_BYTES = CHUNKS_CAP_BYTES
 /** The replay's answer: the recording's events in seq order as one JSON text, and what was left out. */
 export async function replayJson(objects: ObjectStore, recordingId: string, chunks: readonly ChunkRef[]): Promise<string> {
   const parts: string[] = []
-  const walk = await walkChunks(objects, chunks, (events) => {
-    // Re-serialised from the checked events, one chunk at a time: nothing else of a chunk's body goes to the browser.
+  const cleaner = new ReplayCleaner()
+  const walk = await walkChunks(objects, chunks, (read) => {
+    // Re-serialised from the checked events, one chunk at a time: nothing else of a chunk's body goes
+    // to the browser, and nothing that would run or fetch in the replay (replay/clean-events.ts).
+    const events = cleaner.clean(read)
     if (events.length > 0) parts.push(JSON.stringify(events).slice(1, -1))
   })
   const head = { recording_id: recordingId, chunks_read: walk.read, unreadable_seqs: walk.unreadable, capped_at_seq: walk.cappedAt ?? null, cap_bytes: REPLAY_CAP_BYTES }

@@ -3,15 +3,23 @@
  * The replay page's boot script, served at /assets/replay.js (recording-assets.ts) after
  * rrweb-player's build, which defines window.rrwebPlayer. It reads where the events are and where
  * to start from #replay's data attributes (the page has no inline script), fetches the recording's
- * events with the session cookie, marks clicks and navigations as custom events so the player's
- * timeline shows them beside the SDK's svc.error marks, and opens the player paused at the asked
- * time. Recorded content is untrusted: rrweb replays it in an iframe sandboxed without scripts, and
- * this script puts text into the page only as text (textContent).
+ * events with the session cookie (cleaned by the service of what would run or fetch:
+ * replay/clean-events.ts), marks clicks and navigations as custom events so the player's timeline
+ * shows them beside the SDK's svc.error marks, opens the player paused at the asked time, and keeps
+ * the status line under it in step with playing, pausing, seeking and the end. Recorded content is
+ * untrusted: rrweb replays it in an iframe sandboxed without scripts, and this script puts text into
+ * the page only as text (textContent).
  */
 ;(function () {
   'use strict'
   /** Timeline colours: errors red, clicks the accent blue, navigations green. */
   var TAGS = { 'svc.error': '#d92d20', click: '#2450d8', navigation: '#1a7f37' }
+  /**
+   * Drawn into the replayed page: an image whose src the service took out (it pointed at the
+   * recorded site, which the replay never fetches from) shows as a grey box of the size the page
+   * gave it instead of a broken-image icon. In :where(), so the page's own style of its images wins.
+   */
+  var REPLAY_STYLE = [':where(img:not([src])) { background: #e5e7eb; }']
   var FULL_SNAPSHOT = 2
   var INCREMENTAL = 3
   var META = 4
@@ -83,16 +91,17 @@
     if (typeof Player !== 'function') return say('The replay player did not load. Reload the page.')
     var player = new Player({
       target: root,
-      props: { events: marked, width: width, height: Math.round((width * 9) / 16), autoPlay: false, tags: TAGS, showController: true, skipInactive: true },
+      props: { events: marked, width: width, height: Math.round((width * 9) / 16), autoPlay: false, tags: TAGS, showController: true, skipInactive: true, insertStyleRules: REPLAY_STYLE },
     })
+    var note = ' Red marks are errors, blue clicks, green page loads.'
+    if (answer.capped_at_seq !== null && answer.capped_at_seq !== undefined) note += ' The replay stops at chunk ' + answer.capped_at_seq + ': the session is longer than one replay holds.'
+    if (Array.isArray(answer.unreadable_seqs) && answer.unreadable_seqs.length > 0) note += ' ' + answer.unreadable_seqs.length + ' stored chunk(s) could not be read and are skipped.'
+    var position = followPosition(player, total, note)
     var at = Number(root.dataset.at)
     var offset = Number.isFinite(at) ? Math.min(Math.max(0, at - first), total) : 0
     player.goto(offset, false)
+    position.seeked(offset)
     root.dataset.ready = 'true'
-    var note = 'Paused at ' + clock(offset) + ' of ' + clock(total) + '. Red marks are errors, blue clicks, green page loads.'
-    if (answer.capped_at_seq !== null && answer.capped_at_seq !== undefined) note += ' The replay stops at chunk ' + answer.capped_at_seq + ': the session is longer than one replay holds.'
-    if (Array.isArray(answer.unreadable_seqs) && answer.unreadable_seqs.length > 0) note += ' ' + answer.unreadable_seqs.length + ' stored chunk(s) could not be read and are skipped.'
-    say(note)
     // The timeline's time links seek the player instead of reloading the page.
     var links = document.querySelectorAll('a[data-at]')
     for (var j = 0; j < links.length; j++) {
@@ -101,9 +110,55 @@
         if (!Number.isFinite(target)) return
         click.preventDefault()
         // A paused replay shows the events before its time: one millisecond on, the step itself is drawn.
-        player.goto(Math.min(Math.max(0, target - first + 1), total), false)
+        var to = Math.min(Math.max(0, target - first + 1), total)
+        player.goto(to, false)
+        position.seeked(to)
         root.scrollIntoView({ block: 'start' })
       })
+    }
+  }
+
+  /**
+   * The status line follows the player: "Playing at", "Paused at" or "Ended at" the player's time,
+   * from rrweb-player's events (its time while it plays or after a seek, its state, and the
+   * replayer's finish). The text changes once a second at most while playing, and the line is no
+   * live region then, so a screen reader is not read the clock; pausing, a seek and the end are
+   * announced.
+   */
+  function followPosition(player, total, note) {
+    var state = { playing: false, ended: false, time: 0 }
+    function show() {
+      var word = state.playing ? 'Playing' : state.ended ? 'Ended' : 'Paused'
+      if (status) status.setAttribute('aria-live', state.playing ? 'off' : 'polite')
+      var text = word + ' at ' + clock(state.time) + ' of ' + clock(total) + '.' + note
+      if (!status || status.textContent !== text) say(text)
+    }
+    player.addEventListener('ui-update-current-time', function (detail) {
+      var time = detail && typeof detail.payload === 'number' ? Math.min(Math.max(0, detail.payload), total) : state.time
+      // The player's clock runs a frame or two past its finish: only a seek back leaves the end.
+      if (state.ended && time >= total - 1000) return
+      state.time = time
+      state.ended = false
+      show()
+    })
+    player.addEventListener('ui-update-player-state', function (detail) {
+      state.playing = Boolean(detail && detail.payload === 'playing')
+      if (state.playing) state.ended = false
+      show()
+    })
+    player.addEventListener('finish', function () {
+      state.playing = false
+      state.ended = true
+      state.time = total
+      show()
+    })
+    return {
+      /** A seek made here: the player reports its time only on its next frame. */
+      seeked: function (time) {
+        state.time = time
+        state.ended = false
+        show()
+      },
     }
   }
 
