@@ -17,6 +17,10 @@ import { closedOrigin } from '../helpers/github-loopback.js'
 import { SVC } from '../helpers/processes.js'
 import { startS3rver } from '../helpers/s3rver.js'
 
+// Five svc processes, the first of which may compile the sources: on a 2-core machine at a load
+// average of 15 that took 110 s, close to tap's 120 s for a file.
+t.setTimeout(4 * 60_000)
+
 const s3 = await startS3rver({ bucket: 'svc-existing' })
 t.teardown(() => s3.close())
 
