@@ -9,6 +9,7 @@ import { Builtins, Cli, type CommandClass } from 'clipanion'
 const COMMANDS: Readonly<Record<string, () => Promise<CommandClass>>> = {
   up: async () => (await import('./commands/up.js')).UpCommand,
   migrate: async () => (await import('./commands/migrate.js')).MigrateCommand,
+  'objectstore-setup': async () => (await import('./commands/objectstore-setup.js')).ObjectStoreSetupCommand,
   seed: async () => (await import('./commands/seed.js')).SeedCommand,
   'mint-key': async () => (await import('./commands/mint-key.js')).MintKeyCommand,
   'grouping-upgrade': async () => (await import('./commands/grouping-upgrade.js')).GroupingUpgradeCommand,

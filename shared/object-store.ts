@@ -8,6 +8,7 @@ import { createLogger, type Logger } from './log.js'
 import { loadPlugin } from './plugins/loader.js'
 import { PluginError } from './plugins/plugin-error.js'
 import { ObjectStoreUnavailable, type ObjectStorePlugin } from './plugins/types.js'
+import { SECOND } from './time.js'
 
 export { ObjectStoreUnavailable }
 
@@ -46,4 +47,34 @@ export async function createObjectStore(config: ObjectStoreConfig, log: Logger =
     pluginLog.warn('object store unavailable at start-up; source-map uploads answer 503 until it is back', { error: error.message })
   }
   return store
+}
+
+/** How long the setup step waits for a store that does not answer yet (it may still be starting), and how often it asks. */
+const PREPARE_PATIENCE = { withinMs: 60 * SECOND, everyMs: 1 * SECOND } as const
+
+/**
+ * Makes the configured store ready (the S3 bucket created if missing, the folder made) and proves
+ * it usable: the compose setup step, safe to rerun. A store that is down is asked again until
+ * options.withinMs has passed, since a container reported healthy may not serve every request
+ * yet; a misconfigured one (credentials refused, a bucket of someone else's) fails at once.
+ * Answers where the objects now go; throws ObjectStoreUnavailable or PluginError.
+ */
+export async function prepareObjectStore(config: ObjectStoreConfig, options: { log?: Logger; withinMs?: number; everyMs?: number } = {}): Promise<string> {
+  const { withinMs, everyMs } = { ...PREPARE_PATIENCE, ...options }
+  const name = config.kind === 's3' ? 'objectstore-s3' : 'objectstore-fs'
+  const settings: Record<string, unknown> = config.kind === 's3' && config.s3 ? { ...config.s3 } : { dir: config.dir }
+  const log = (options.log ?? createLogger('warn')).child({ plugin: name })
+  const store = await loadPlugin('objectstore', name, settings, { log }, { settingSources: SETTING_SOURCES })
+  const deadline = Date.now() + withinMs
+  for (;;) {
+    try {
+      await (store.prepare ? store.prepare() : store.check())
+      break
+    } catch (error) {
+      if (!(error instanceof ObjectStoreUnavailable) || error.fault !== 'down' || Date.now() + everyMs > deadline) throw error
+      log.info('object store not answering yet; asking again', { error: error.message })
+      await new Promise((resolve) => setTimeout(resolve, everyMs))
+    }
+  }
+  return config.kind === 's3' && config.s3 ? `bucket "${config.s3.bucket}" at ${new URL(config.s3.endpoint).origin}` : `folder ${config.dir}`
 }

@@ -2,7 +2,8 @@
  * The conformance suite for objectstore plugins: any plugin of kind objectstore, ours or a
  * stranger's, runs it against a store its test provides (see plugins/README.md). It covers the
  * put/get contract byte for byte (binary, empty, several MiB), missing keys, overwrites,
- * concurrent writers, deletes (missing keys, more than one request's worth), the key shape, and
+ * concurrent writers, deletes (missing keys, more than one request's worth), the key shape,
+ * prepare() where the plugin has it (a missing bucket made, twice at once, again without harm), and
  * that a store that cannot be used throws
  * ObjectStoreUnavailable with a message that carries no secret, in errors and log lines alike.
  */
@@ -32,6 +33,8 @@ export interface ObjectStoreHarness {
   secrets(): string[]
   /** The bytes the store itself holds under key (read behind the plugin's back), to prove a put landed. */
   stored(key: string): Promise<Buffer | undefined>
+  /** Settings of a store prepare() has to make ready (an S3 bucket nobody created); required when the plugin has prepare(). */
+  unprepared?(): Record<string, unknown>
 }
 
 const MIB = 1024 * 1024
@@ -133,6 +136,8 @@ export async function objectStoreConformance(t: Test, module: unknown, harness: 
     t.equal((await store.get(`${run}/shape-kept.map`))?.toString(), 'kept', 'a delete with one bad key removes none')
   })
 
+  if (typeof store.prepare === 'function') await prepareConformance(t, create, harness, run)
+
   for (const outage of harness.outages()) {
     await t.test(`${outage.what}: put, get, delete and check throw ObjectStoreUnavailable saying what to check, without secrets`, async (t) => {
       const broken = await create(await outage.start())
@@ -162,6 +167,33 @@ export async function objectStoreConformance(t: Test, module: unknown, harness: 
   await t.test('no secret reaches an error message or a log line', async (t) => {
     assertNoSecrets(t, errors.join('\n'), harness.secrets(), 'every error message')
     assertNoSecrets(t, lines.join('\n'), harness.secrets(), 'the log')
+  })
+}
+
+/** prepare(): a no-op on a ready store; on an unready one it makes the store usable, even when run twice at once. */
+async function prepareConformance(t: Test, create: (settings: Record<string, unknown>) => Promise<ObjectStorePlugin>, harness: ObjectStoreHarness, run: string): Promise<void> {
+  await t.test('prepare() on a ready store keeps what it holds', async (t) => {
+    const store = await create(harness.settings())
+    await store.put(`${run}/before-prepare.bin`, Buffer.from('kept'))
+    await t.resolves(store.prepare!())
+    t.equal((await store.get(`${run}/before-prepare.bin`))?.toString(), 'kept')
+  })
+
+  await t.test('prepare() makes an unready store usable, run twice at once and again later; check() first says what is missing', async (t) => {
+    t.ok(harness.unprepared, 'a plugin with prepare() gives the suite a store to prepare')
+    if (!harness.unprepared) return
+    const store = await create(harness.unprepared())
+    const before = await store.check().then(
+      () => undefined,
+      (reason: unknown) => reason,
+    )
+    t.type(before, ObjectStoreUnavailable, 'check() before prepare() fails')
+    t.equal((before as ObjectStoreUnavailable | undefined)?.fault, 'misconfigured', 'as something to fix, not an outage')
+    await t.resolves(Promise.all([store.prepare!(), store.prepare!()]), 'two at once (two setup runs) both succeed')
+    await t.resolves(store.check(), 'check() then passes')
+    await store.put(`${run}/prepared.bin`, Buffer.from('made'))
+    await t.resolves(store.prepare!(), 'prepare() again is no error')
+    t.equal((await store.get(`${run}/prepared.bin`))?.toString(), 'made', 'and leaves the objects be')
   })
 }
 

@@ -1,6 +1,7 @@
 /**
- * objectstore-s3: objects in an S3 bucket (AWS S3 or any S3-compatible store such as MinIO),
- * selected when S3_ENDPOINT is set. Credentials are settings like any other: they reach the SDK
+ * objectstore-s3: objects in an S3 bucket (AWS S3 or any S3-compatible store such as SeaweedFS,
+ * compose.yml's), selected when S3_ENDPOINT is set. prepare() creates the bucket when it is missing
+ * (`svc objectstore-setup`). Credentials are settings like any other: they reach the SDK
  * and nothing else, neither a log line nor an error.
  */
 import type { ObjectStorePlugin, PluginModule } from '../../shared/plugins/types.js'
@@ -11,14 +12,14 @@ const configSchema = {
   properties: {
     endpoint: { type: 'string', format: 'uri', pattern: '^https?://', description: 'Address of the S3 API, e.g. http://objectstore:9000 (S3_ENDPOINT).' },
     // Length and characters are the store's to judge: AWS wants 3 to 63, Ceph can be told to allow more.
-    bucket: { type: 'string', minLength: 1, description: 'Bucket the objects go in; it must exist (S3_BUCKET).' },
-    region: { type: 'string', minLength: 1, default: 'us-east-1', description: 'Region the requests are signed for (S3_REGION); MinIO accepts us-east-1.' },
+    bucket: { type: 'string', minLength: 1, description: 'Bucket the objects go in (S3_BUCKET); it must exist, or be made by svc objectstore-setup.' },
+    region: { type: 'string', minLength: 1, default: 'us-east-1', description: 'Region the requests are signed for (S3_REGION); self-hosted stores such as SeaweedFS accept us-east-1.' },
     accessKeyId: { type: 'string', minLength: 1, description: 'Access key id (S3_ACCESS_KEY_ID).' },
     secretAccessKey: { type: 'string', minLength: 1, description: 'Secret access key (S3_SECRET_ACCESS_KEY); never logged.' },
     forcePathStyle: {
       type: 'boolean',
       default: true,
-      description: 'Address buckets as http://host/bucket rather than http://bucket.host: MinIO and most self-hosted stores need the path form.',
+      description: 'Address buckets as http://host/bucket rather than http://bucket.host: SeaweedFS and most self-hosted stores need the path form.',
     },
   },
   required: ['endpoint', 'bucket', 'accessKeyId', 'secretAccessKey'],

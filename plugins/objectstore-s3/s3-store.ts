@@ -1,8 +1,8 @@
 /**
- * Objects in one S3 bucket through @aws-sdk/client-s3: any S3-compatible store (AWS, MinIO,
+ * Objects in one S3 bucket through @aws-sdk/client-s3: any S3-compatible store (AWS, SeaweedFS,
  * R2, Ceph). PUT replaces an object whole, so readers never see half of one.
  */
-import { DeleteObjectsCommand, GetObjectCommand, HeadBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
+import { CreateBucketCommand, DeleteObjectsCommand, GetObjectCommand, HeadBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import { OBJECT_KEY, type ObjectStorePlugin } from '../../shared/plugins/types.js'
 import { MINUTE, SECOND } from '../../shared/time.js'
 import { unavailableFrom, unavailableFromDeleteErrors, type StoreAddress } from './s3-errors.js'
@@ -16,6 +16,12 @@ import { unavailableFrom, unavailableFromDeleteErrors, type StoreAddress } from 
 const DEADLINE = { put: 2 * MINUTE, get: 20 * SECOND, delete: 30 * SECOND, check: 10 * SECOND } as const
 /** Keys per DeleteObjects request: the most S3 takes in one. */
 const DELETE_BATCH = 1000
+/**
+ * What CreateBucket answers when the bucket is there already: AWS says BucketAlreadyOwnedByYou to
+ * its owner, SeaweedFS and s3rver say BucketAlreadyExists to anyone. Only HeadBucket can then
+ * tell whether this key pair may use it.
+ */
+const ALREADY_THERE = new Set(['BucketAlreadyOwnedByYou', 'BucketAlreadyExists'])
 
 /** Settings after the loader applied the schema's defaults. */
 export interface S3Settings {
@@ -87,11 +93,33 @@ export function s3Store(settings: S3Settings): ObjectStorePlugin {
       }
     },
     async check() {
+      if (!(await bucketThere())) throw unavailableFrom(NO_SUCH_BUCKET, address, `use bucket "${settings.bucket}"`)
+    },
+    async prepare() {
+      if (await bucketThere()) return
       try {
-        await client.send(new HeadBucketCommand({ Bucket: settings.bucket }), { abortSignal: AbortSignal.timeout(DEADLINE.check) })
+        // Outside us-east-1 the SDK names the client's region in the request, as S3 requires.
+        await client.send(new CreateBucketCommand({ Bucket: settings.bucket }), { abortSignal: AbortSignal.timeout(DEADLINE.check) })
       } catch (error) {
-        throw unavailableFrom(error, address, `use bucket "${settings.bucket}"`)
+        // Made meanwhile (a second setup at once): usable or not, the HeadBucket below says.
+        if (!ALREADY_THERE.has((error as { name?: string }).name ?? '')) throw unavailableFrom(error, address, `create bucket "${settings.bucket}"`)
       }
+      if (!(await bucketThere())) throw unavailableFrom(NO_SUCH_BUCKET, address, `use bucket "${settings.bucket}"`)
     },
   }
+
+  /** Whether the bucket exists and this key pair may use it; false when it does not exist, throws for anything else. */
+  async function bucketThere(): Promise<boolean> {
+    try {
+      await client.send(new HeadBucketCommand({ Bucket: settings.bucket }), { abortSignal: AbortSignal.timeout(DEADLINE.check) })
+      return true
+    } catch (error) {
+      const failed = error as { name?: string; $metadata?: { httpStatusCode?: number } }
+      if (failed.name === 'NoSuchBucket' || (failed.$metadata?.httpStatusCode === 404 && failed.name === 'NotFound')) return false
+      throw unavailableFrom(error, address, `use bucket "${settings.bucket}"`)
+    }
+  }
 }
+
+/** A 404 as the SDK reports HeadBucket's, for the one message a missing bucket gets. */
+const NO_SUCH_BUCKET = { name: 'NotFound', $metadata: { httpStatusCode: 404 } }

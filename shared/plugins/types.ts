@@ -178,4 +178,10 @@ export interface ObjectStorePlugin {
   delete(keys: readonly string[]): Promise<void>
   /** Proves the store can be used now (reachable, bucket or folder there, writable); throws ObjectStoreUnavailable saying what to fix. */
   check(): Promise<void>
+  /**
+   * Makes the store ready where the store itself can (an S3 bucket that does not exist yet is
+   * created), then proves it as check() does. Safe to repeat and to run twice at once. Optional:
+   * a store without it is made ready by its operator, and check() alone is run.
+   */
+  prepare?(): Promise<void>
 }

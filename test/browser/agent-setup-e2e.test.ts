@@ -17,6 +17,7 @@ import { childEnv } from '../helpers/env.js'
 import { startLoopbackPlugins } from '../helpers/loopback-plugins.js'
 import { startRecordingProxy } from '../helpers/recording-proxy.js'
 import { startTestStack } from '../helpers/stack.js'
+import { patience } from '../helpers/patience.js'
 
 const CLIENT = fileURLToPath(new URL('../agent-client/run.ts', import.meta.url))
 
@@ -52,7 +53,7 @@ async function approveInBrowser(tab: Page, authUrl: string, signUp: boolean): Pr
     await tab.getByLabel('Email').fill('owner@example.test')
     await tab.getByLabel('Password').fill('a long enough passphrase')
     await tab.getByRole('button', { name: 'Create account' }).click()
-    await tab.waitForURL(authUrl, { timeout: 10_000 })
+    await tab.waitForURL(authUrl, { timeout: patience(10_000) })
   }
   await tab.getByRole('button', { name: 'Approve' }).click()
   await tab.getByRole('heading', { name: 'Approved' }).waitFor()

@@ -3,6 +3,7 @@ import { launchChromium } from '../helpers/browser.js'
 import { registerSetupSession } from '../helpers/dashboard.js'
 import { startRecordingProxy } from '../helpers/recording-proxy.js'
 import { startTestStack } from '../helpers/stack.js'
+import { patience } from '../helpers/patience.js'
 
 t.test('in Chromium, a person opens auth_url signed out, creates an account, comes back, approves, and the session is provisioned', async (t) => {
   // auth_url is built from SVC_BASE_URL, known only once something listens there: a relay in
@@ -27,7 +28,7 @@ t.test('in Chromium, a person opens auth_url signed out, creates an account, com
   await tab.getByLabel('Password').fill('correct horse battery staple')
   await tab.getByRole('button', { name: 'Create account' }).click()
 
-  await tab.waitForURL(`${proxy.url}/setup/${pollId}`, { timeout: 5000 })
+  await tab.waitForURL(`${proxy.url}/setup/${pollId}`, { timeout: patience(5000) })
   t.equal(await tab.locator('.agent-name').textContent(), 'claude-code on <build-01>', 'the agent is named as it registered, as text')
   t.equal(await tab.locator('.project-name').textContent(), 'Shop')
   t.equal(await tab.locator('.git-remote').textContent(), 'acme/shop')

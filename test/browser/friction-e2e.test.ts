@@ -17,6 +17,7 @@ import { ensureSdkBuilt, launchChromium, servePages } from '../helpers/browser.j
 import { approveNewProject, DashboardClient } from '../helpers/dashboard.js'
 import { startTestStack, waitFor, type TestStack } from '../helpers/stack.js'
 import { deadPayShop, inTurns, shop } from './friction-e2e-shop.js'
+import { patience } from '../helpers/patience.js'
 
 ensureSdkBuilt()
 // A minute of idle time before the recorder may close a recording is the shortest setting there is.
@@ -137,9 +138,9 @@ t.test('in Chromium, users rage-clicking a dead Pay button become one published 
   await context.addCookies([{ name: cookieName('session', false), value: client.cookies.get(cookieName('session', false))!, url: stack.baseUrl }])
   const tab = await context.newPage()
   t.equal((await tab.goto(`${stack.baseUrl}${links[0]!.path}`))?.status(), 200)
-  await tab.locator('#replay[data-ready="true"]').waitFor({ timeout: 20_000 })
+  await tab.locator('#replay[data-ready="true"]').waitFor({ timeout: patience(20_000) })
   const frame = tab.frameLocator('#replay iframe')
-  await frame.locator('#pay').waitFor({ timeout: 10_000 })
+  await frame.locator('#pay').waitFor({ timeout: patience(10_000) })
   t.equal(await frame.locator('#pay').textContent(), 'Pay now', "the replay opens on the payment page with the app's Pay button")
   t.equal(await frame.locator('h1').textContent(), 'Payment')
 

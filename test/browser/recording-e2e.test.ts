@@ -19,6 +19,7 @@ import { ensureSdkBuilt, launchChromium, servePages, shellEnv } from '../helpers
 import { approveNewProject, DashboardClient } from '../helpers/dashboard.js'
 import { startTestStack, waitFor, type TestStack } from '../helpers/stack.js'
 import type { Step } from './sdk-recording-steps.js'
+import { patience } from '../helpers/patience.js'
 
 ensureSdkBuilt()
 
@@ -146,15 +147,15 @@ t.test('in Chromium, several users record their sessions; the failing one is lin
   })
   tab.on('pageerror', (error) => problems.push(error.message))
   t.equal((await tab.goto(`${stack.baseUrl}${replayPath}`))?.status(), 200)
-  await tab.locator('#replay[data-ready="true"]').waitFor({ timeout: 20_000 })
+  await tab.locator('#replay[data-ready="true"]').waitFor({ timeout: patience(20_000) })
   const frame = tab.frameLocator('#replay iframe')
-  await frame.locator('h1').waitFor({ timeout: 10_000 })
+  await frame.locator('h1').waitFor({ timeout: patience(10_000) })
   t.match(await frame.locator('h1').textContent(), /^(Your cart|Payment)$/, 'the replay opens on the app, 5 s before the error')
   // The error's step in the list seeks the player to it: the payment page.
   await tab.locator('ol.timeline li.step.error a.at').click()
-  await frame.locator('h1', { hasText: 'Payment' }).waitFor({ timeout: 10_000 })
+  await frame.locator('h1', { hasText: 'Payment' }).waitFor({ timeout: patience(10_000) })
   t.equal(await frame.locator('#pay').textContent(), 'Pay now', 'the error step shows the payment page as carol saw it')
-  await tab.locator('#replay .rr-progress div[title="svc.error"]').first().waitFor({ timeout: 5000 })
+  await tab.locator('#replay .rr-progress div[title="svc.error"]').first().waitFor({ timeout: patience(5000) })
   t.equal(await tab.locator('#replay .rr-progress div[title="svc.error"]').count(), 1, 'the error is marked on the timeline')
   mkdirSync(SHOTS, { recursive: true })
   await tab.screenshot({ path: join(SHOTS, 'recording-e2e-replay.png'), fullPage: true })

@@ -10,6 +10,7 @@ import { launchChromium } from '../helpers/browser.js'
 import { approveNewProject, DashboardClient } from '../helpers/dashboard.js'
 import { addAlert, click, pageLoad, seedRecording, svcError, type RrwebEvent } from '../helpers/recording-fixture.js'
 import { startTestStack } from '../helpers/stack.js'
+import { patience } from '../helpers/patience.js'
 
 const T0 = Date.parse('2026-11-22T08:00:00.000Z')
 /** Where the screenshots are kept for a person to look at (tmp/ is not committed). */
@@ -58,10 +59,10 @@ t.test('in Chromium, the session page replays the recording from the asked time,
   const { tab, console, dialogs } = await signedInTab(browser, stack.baseUrl, client)
   const answer = await tab.goto(`${stack.baseUrl}/projects/${projectId}/recordings/${recordingId}?at=${T0 + 13_000}#replay`)
   t.equal(answer?.status(), 200)
-  await tab.locator('#replay[data-ready="true"]').waitFor({ timeout: 15_000 })
+  await tab.locator('#replay[data-ready="true"]').waitFor({ timeout: patience(15_000) })
 
   const frame = tab.frameLocator('#replay iframe')
-  await frame.locator('[role="alert"]').waitFor({ timeout: 10_000 })
+  await frame.locator('[role="alert"]').waitFor({ timeout: patience(10_000) })
   t.equal(await frame.locator('h1').textContent(), 'Your cart', 'the recorded page is drawn in the player')
   t.equal(await frame.locator('.total').textContent(), 'Total: 42.00 EUR')
   t.equal(await frame.locator('[role="alert"]').textContent(), 'Payment failed: card declined', 'as it was at the asked time, after the click')
@@ -82,7 +83,7 @@ t.test('in Chromium, the session page replays the recording from the asked time,
 
   // A timeline link seeks the player without leaving the page.
   await tab.locator('ol.timeline a.at').nth(3).click()
-  await frame.locator('h1', { hasText: 'Pay by card' }).waitFor({ timeout: 10_000 })
+  await frame.locator('h1', { hasText: 'Pay by card' }).waitFor({ timeout: patience(10_000) })
   t.equal(new URL(tab.url()).searchParams.get('at'), String(T0 + 13_000), 'no navigation happened')
   await tab.locator('#replay').screenshot({ path: join(SHOTS, 'replay-page-seeked.png') })
 
@@ -112,9 +113,9 @@ t.test('in Chromium, a recording that carries script and handlers is replayed wi
   const browser = await launchChromium(t)
   const { tab, dialogs, console } = await signedInTab(browser, stack.baseUrl, client)
   await tab.goto(`${stack.baseUrl}/projects/${projectId}/recordings/${recordingId}`)
-  await tab.locator('#replay[data-ready="true"]').waitFor({ timeout: 15_000 })
+  await tab.locator('#replay[data-ready="true"]').waitFor({ timeout: patience(15_000) })
   const frame = tab.frameLocator('#replay iframe')
-  await frame.locator('#evil').waitFor({ timeout: 10_000 })
+  await frame.locator('#evil').waitFor({ timeout: patience(10_000) })
   t.equal(await frame.locator('h1').textContent(), '<img src=x onerror=alert(1)>', 'recorded text stays text')
   // An alert would block the page: the evaluate after the click returns only once it was dismissed.
   await frame.locator('#evil').click({ force: true })

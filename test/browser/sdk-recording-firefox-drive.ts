@@ -5,12 +5,15 @@
  * <capture server address> <steps as JSON>. Prints the browser's user agent.
  */
 import puppeteer from 'puppeteer-core'
+import { PATIENCE_MS } from '../helpers/patience.js'
 import { runSteps, type Step } from './sdk-recording-steps.js'
 
 const [capture, steps] = process.argv.slice(2)
 const browser = await puppeteer.launch({ browser: 'firefox', executablePath: '/usr/bin/firefox-esr', headless: true })
 try {
   const page = await browser.newPage()
+  page.setDefaultTimeout(PATIENCE_MS)
+  page.setDefaultNavigationTimeout(PATIENCE_MS)
   await runSteps(page, JSON.parse(steps!) as Step[], capture!)
   console.log(String(await page.evaluate('navigator.userAgent')))
 } finally {

@@ -12,6 +12,7 @@ import { promisify } from 'node:util'
 import { gunzipSync } from 'node:zlib'
 import type { Browser } from 'playwright-core'
 import { FIREFOX } from '../helpers/browser.js'
+import { patience } from '../helpers/patience.js'
 import { runSteps, type CaptureCounts, type Step } from './sdk-recording-steps.js'
 
 interface Teardown {
@@ -173,7 +174,7 @@ export async function driveFirefox(capture: Capture, steps: Step[]): Promise<str
   delete env.NODE_OPTIONS
   const driver = fileURLToPath(new URL('./sdk-recording-firefox-drive.ts', import.meta.url))
   if (!existsSync(FIREFOX)) throw new Error(`Firefox ESR is missing at ${FIREFOX}: sudo apt-get install firefox-esr (or sudo bash scripts/install-system-deps.sh)`)
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', driver, capture.url, JSON.stringify(steps)], { env, encoding: 'utf8', timeout: 90_000 })
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', driver, capture.url, JSON.stringify(steps)], { env, encoding: 'utf8', timeout: patience(90_000) })
   return stdout.trim()
 }
 

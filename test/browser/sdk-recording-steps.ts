@@ -3,6 +3,7 @@
  * in the test's process) and in Firefox ESR (puppeteer-core, in a child process: see
  * sdk-recording-firefox-drive.ts), whose page objects share the few methods used here.
  */
+import { patience } from '../helpers/patience.js'
 
 /** What the capture server has seen so far (GET /__state). */
 export interface CaptureCounts {
@@ -59,7 +60,7 @@ export async function runSteps(page: StepPage, steps: Step[], capture: string): 
 }
 
 async function waitForCounts(capture: string, wanted: Partial<CaptureCounts>): Promise<void> {
-  const deadline = Date.now() + 30_000
+  const deadline = Date.now() + patience(30_000)
   for (;;) {
     const counts = (await (await fetch(`${capture}/__state`)).json()) as CaptureCounts
     if (Object.entries(wanted).every(([name, at]) => counts[name as keyof CaptureCounts] >= at!)) return

@@ -8,6 +8,7 @@
 import http from 'node:http'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { sampleEvent } from '../helpers/stack.js'
+import { patience } from '../helpers/patience.js'
 
 export interface LoadReport {
   /** Markers answered 202 (on the first send or a resend), with when (ms epoch). */
@@ -27,7 +28,7 @@ export interface SteadyLoad {
   acceptedSoFar(): number
   /**
    * Stops sending, waits for every request in flight, then sends the refused and failed events
-   * again (up to withinMs, every half second) until each is accepted.
+   * again (up to patience(withinMs), every half second) until each is accepted.
    */
   stop(withinMs?: number): Promise<LoadReport>
 }
@@ -91,7 +92,7 @@ export function startSteadyLoad(base: string, key: string, rate: number): Steady
       await Promise.all(inFlight)
       let waiting = report.sent.filter((marker) => !report.accepted.has(marker))
       report.resent = waiting.length
-      const deadline = Date.now() + withinMs
+      const deadline = Date.now() + patience(withinMs)
       while (waiting.length > 0 && Date.now() < deadline) {
         for (let i = 0; i < waiting.length; i += 32) await Promise.all(waiting.slice(i, i + 32).map((marker) => send(marker, false)))
         waiting = waiting.filter((marker) => !report.accepted.has(marker))

@@ -7,6 +7,7 @@ import { SEED_PROJECT_ID } from '../../shared/seed.js'
 import { queueDepth } from '../../shared/streams/index.js'
 import { GROUPS } from '../../shared/topology.js'
 import { refuseConnections } from '../helpers/pg-faults.js'
+import { patience } from '../helpers/patience.js'
 import { textOf } from '../helpers/processes.js'
 import { sleep } from './load.js'
 import { linesMatching, supervisedStack, warningsIn } from './stack.js'
@@ -56,7 +57,7 @@ t.test('PostgreSQL refusing connections for 6 s while the recorder is mid-batch,
   await blocker.query('BEGIN')
   await blocker.query('LOCK TABLE recording_chunks IN SHARE MODE')
   let pending = 0
-  for (const deadline = Date.now() + 10_000; pending === 0 && Date.now() < deadline; await sleep(20)) {
+  for (const deadline = Date.now() + patience(10_000); pending === 0 && Date.now() < deadline; await sleep(20)) {
     pending = Number(((await stack.redis.xpending(keys.recordings, GROUPS.recorder)) as [number])[0])
   }
   t.ok(pending > 0, `the recorder had ${pending} entries of a batch pending when the database went away`)
@@ -69,7 +70,7 @@ t.test('PostgreSQL refusing connections for 6 s while the recorder is mid-batch,
   producing = false
   await producer
 
-  const deadline = Date.now() + 60_000
+  const deadline = Date.now() + patience(60_000)
   let stored = 0
   for (; Date.now() < deadline; await sleep(250)) {
     stored = (await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM recording_chunks')).rows[0]!.n

@@ -12,6 +12,7 @@ import { createRedis, streamKeys } from '../../shared/redis.js'
 import { SEED_INGEST_KEY } from '../../shared/seed.js'
 import { GROUPS } from '../../shared/topology.js'
 import { TEST_REDIS_URL } from '../helpers/env.js'
+import { patience } from '../helpers/patience.js'
 import { startSvcUp, textOf, type SvcUp } from '../helpers/processes.js'
 import { createTestDatabase } from '../helpers/stack.js'
 import type { Where } from './verify.js'
@@ -96,7 +97,7 @@ export async function holdMidBatch(t: Test, stack: Pick<FaultStack, 'databaseUrl
   await blocker.query('BEGIN')
   await blocker.query('LOCK TABLE events IN SHARE MODE')
   const stream = streamKeys(stack.prefix).events
-  const deadline = Date.now() + 10_000
+  const deadline = Date.now() + patience(10_000)
   let pending = 0
   while (pending === 0 && Date.now() < deadline) {
     const [count] = (await stack.redis.xpending(stream, GROUPS.grouper)) as [number, ...unknown[]]

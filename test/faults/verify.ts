@@ -12,6 +12,7 @@ import type { Db } from '../../shared/db.js'
 import { streamKeys } from '../../shared/redis.js'
 import { queueDepth } from '../../shared/streams/index.js'
 import { GROUPS } from '../../shared/topology.js'
+import { patience } from '../helpers/patience.js'
 import type { LoadReport } from './load.js'
 
 export interface Stored {
@@ -30,7 +31,7 @@ export interface Where {
 }
 
 /**
- * Waits (up to withinMs) until every accepted marker has its row and the group has nothing left,
+ * Waits (up to patience(withinMs)) until every accepted marker has its row and the group has nothing left,
  * then asserts: none missing, none twice, issue counters match the rows, no retry or dead letter.
  * Prints the scenario's figures as a TAP comment.
  */
@@ -39,7 +40,8 @@ export async function expectStoredOnce(t: Test, where: Where, load: LoadReport, 
   t.ok(markers.length > 0, `${label}: the load was accepted at all (${markers.length} events)`)
   t.same(load.unaccepted.slice(0, 3), [], `${label}: every event refused or cut off during the fault was accepted when sent again (${load.resent} sent again)`)
   const keys = streamKeys(where.prefix)
-  const deadline = Date.now() + withinMs
+  const limitMs = patience(withinMs)
+  const deadline = Date.now() + limitMs
   let stored = 0
   let settled = false
   while (Date.now() < deadline) {
@@ -50,7 +52,7 @@ export async function expectStoredOnce(t: Test, where: Where, load: LoadReport, 
     if (settled) break
     await new Promise((resolve) => setTimeout(resolve, 250))
   }
-  t.equal(stored, markers.length, `${label}: every accepted event is stored (within ${withinMs / 1000} s)`)
+  t.equal(stored, markers.length, `${label}: every accepted event is stored (within ${limitMs / 1000} s)`)
   t.ok(settled, `${label}: the events stream is drained`)
 
   const twice = await where.db.query<{ session_id: string; n: number }>('SELECT session_id, count(*)::int AS n FROM events GROUP BY session_id HAVING count(*) > 1 LIMIT 5')

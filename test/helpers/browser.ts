@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { chromium, type Browser } from 'playwright-core'
 import { childEnv } from './env.js'
+import { PATIENCE_MS } from './patience.js'
 
 export const CHROMIUM = '/usr/bin/chromium'
 export const FIREFOX = '/usr/bin/firefox-esr'
@@ -39,6 +40,16 @@ export async function launchChromium(t: Teardown): Promise<Browser> {
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   })
   t.teardown(() => browser.close())
+  // Playwright's own waits (locators, waitForFunction, waitForURL, navigations) give up after 30 s
+  // by default; every context, and so every page, gets the suite's patience instead. newPage()
+  // makes its context through newContext().
+  const newContext = browser.newContext.bind(browser)
+  browser.newContext = async (...options) => {
+    const context = await newContext(...options)
+    context.setDefaultTimeout(PATIENCE_MS)
+    context.setDefaultNavigationTimeout(PATIENCE_MS)
+    return context
+  }
   return browser
 }
 
@@ -52,7 +63,8 @@ export async function driveFirefox(url: string, selector: string): Promise<strin
   delete env.NODE_OPTIONS
   const driver = fileURLToPath(new URL('./firefox-drive.ts', import.meta.url))
   // Asynchronously: the page server and the service under test live in this process.
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', driver, url, selector], { env, encoding: 'utf8', timeout: 60_000 })
+  // Killed only after the page's own waits (PATIENCE_MS) have had their chance to say what they missed.
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', driver, url, selector], { env, encoding: 'utf8', timeout: PATIENCE_MS + 30_000 })
   return stdout.trim()
 }
 

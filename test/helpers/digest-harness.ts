@@ -35,7 +35,7 @@ export interface DigestHarness {
   completed(projectId: string, options: { title: string; users: number; at: Date; fix?: { number: number } }): Promise<string>
   /** The posts that reached one webhook path, as their text. */
   posts(hook: string): string[]
-  /** Sweeps once and waits until no digest is queued with a due step or running. */
+  /** Sweeps once and waits until no digest is queued with a due step or running (for as long as waitFor's patience allows). */
   settle(digester: Digester): Promise<void>
   digests(projectId: string): Promise<Array<{ local_date: string; state: string; step: string; payload: string | null; written_by: string; error_code: string }>>
 }
@@ -55,7 +55,8 @@ export async function startDigestHarness(t: Test, options: { start: string; scri
     const server = await startModelServer(options.script)
     model = server
     t.teardown(() => server.close())
-    modelPlugin = await loadPlugin('model', 'model-anthropic', { apiKey: 'sk-ant-digest-test', baseUrl: server.anthropicBaseUrl, model: 'claude-test', timeoutMs: 5000 }, { log })
+    // The scripted server answers at once; the timeout only has to outlast a loaded machine (as the investigation harness's 20 s).
+    modelPlugin = await loadPlugin('model', 'model-anthropic', { apiKey: 'sk-ant-digest-test', baseUrl: server.anthropicBaseUrl, model: 'claude-test', timeoutMs: 20_000 }, { log })
   }
   await ensureGroup(stack.redis, stack.keys.digests, GROUPS.digester)
   const orm = await createOrm(stack.db, DIGESTER_ENTITIES)
@@ -98,7 +99,7 @@ export async function startDigestHarness(t: Test, options: { start: string; scri
       await waitFor(async () => {
         const { rows } = await stack.db.query(`SELECT 1 FROM digests WHERE state = 'running' OR (state = 'queued' AND not_before <= $1)`, [clock.now()])
         return rows.length === 0
-      }, 15_000)
+      })
     },
     async digests(projectId) {
       const { rows } = await stack.db.query(`SELECT to_char(local_date, 'YYYY-MM-DD') AS local_date, state, step, payload, written_by, error_code FROM digests WHERE project_id = $1 ORDER BY local_date`, [projectId])

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import pg from 'pg'
 import { freePort } from './processes.js'
+import { patience } from './patience.js'
 
 interface Teardown {
   teardown(fn: () => unknown): void
@@ -67,7 +68,7 @@ export async function startPostgresWithout(t: Teardown, extension: string): Prom
   running.server = server
   server.stderr!.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)))
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`
-  for (let i = 0; i < 400; i++) {
+  for (const deadline = Date.now() + patience(20_000); Date.now() < deadline; ) {
     const client = new pg.Client({ connectionString: url })
     try {
       await client.connect()

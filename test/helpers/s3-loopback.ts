@@ -1,10 +1,12 @@
 /**
  * An S3 stand-in on 127.0.0.1 for tests: node:http speaking the part of the S3 REST API that
- * objectstore-s3 uses (path-style PUT, GET and HEAD of objects, HEAD of a bucket, DeleteObjects), with S3's
- * XML errors. Every request must carry an AWS Signature Version 4 Authorization header for the
- * configured key pair, and the signature is checked, so a client that signs with the wrong
- * secret, region or payload hash is refused as S3 would refuse it. Controls make it answer 500,
- * drop every connection, or hang.
+ * objectstore-s3 uses (path-style PUT, GET and HEAD of objects, HEAD of a bucket, CreateBucket,
+ * DeleteObjects), with S3's XML errors. CreateBucket answers as AWS does outside us-east-1: 409
+ * BucketAlreadyOwnedByYou for a bucket that exists, and a refusal unless the body names the region.
+ * Every request must carry an AWS Signature Version 4 Authorization header for the configured key
+ * pair, and the signature is checked, so a client that signs with the wrong secret, region or
+ * payload hash is refused as S3 would refuse it. Controls make it answer 500, drop every
+ * connection, or hang.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -88,6 +90,7 @@ export async function startS3Loopback(options: { bucket?: string; region?: strin
     const slash = rawPath.indexOf('/', 1)
     const name = decodeURIComponent(slash === -1 ? rawPath.slice(1) : rawPath.slice(1, slash))
     const key = slash === -1 ? '' : decodeURIComponent(rawPath.slice(slash + 1))
+    if (key === '' && req.method === 'PUT') return createBucket(name, body.toString('utf8'))
     const objects = buckets.get(name)
     if (!objects) return error(404, 'NoSuchBucket', 'The specified bucket does not exist', { BucketName: name })
     if (key === '') {
@@ -105,6 +108,14 @@ export async function startS3Loopback(options: { bucket?: string; region?: strin
       return { status: 200, headers: { ETag: etag(stored), 'Content-Type': 'application/octet-stream', 'Last-Modified': new Date().toUTCString() }, body: stored }
     }
     return error(501, 'NotImplemented', 'A header you provided implies functionality that is not implemented')
+  }
+
+  function createBucket(name: string, body: string): Answer {
+    if (buckets.has(name)) return error(409, 'BucketAlreadyOwnedByYou', 'Your previous request to create the named bucket succeeded and you already own it.', { BucketName: name })
+    const asked = /<LocationConstraint>([^<]*)<\/LocationConstraint>/.exec(body)?.[1] ?? 'us-east-1'
+    if (asked !== region) return error(400, 'IllegalLocationConstraintException', `The ${asked} location constraint is incompatible for the region specific endpoint this request was sent to.`)
+    buckets.set(name, new Map())
+    return { status: 200, headers: { Location: `/${name}` } }
   }
 
   return {

@@ -23,6 +23,7 @@ import { checkBeforeDrop } from './suite-invariants.js'
 import type { SandboxPlugin } from '../../shared/plugins/sandbox-types.js'
 import { startFront, type Front } from '../../bin/front/index.js'
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './env.js'
+import { patience } from './patience.js'
 
 export interface TestStack {
   config: Config
@@ -164,13 +165,18 @@ export async function postEvent(
   return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, headers: response.headers }
 }
 
-/** Polls fn until it returns a truthy value or the time runs out. */
-export async function waitFor<T>(fn: () => Promise<T>, timeoutMs = 10_000, everyMs = 25): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs
+/**
+ * Polls fn every everyMs until it returns a truthy value, and answers it. usualMs is what the
+ * condition usually needs; the wait gives up only after patience(usualMs) (test/helpers/patience.ts),
+ * so a loaded machine slows a test down rather than failing it. The error names the condition.
+ */
+export async function waitFor<T>(fn: () => Promise<T>, usualMs = 0, everyMs = 25): Promise<NonNullable<T>> {
+  const limitMs = patience(usualMs)
+  const deadline = Date.now() + limitMs
   for (;;) {
     const value = await fn()
     if (value) return value as NonNullable<T>
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
+    if (Date.now() > deadline) throw new Error(`condition not met within ${limitMs} ms: ${String(fn).replace(/\s+/g, ' ').slice(0, 200)}`)
     await new Promise((resolve) => setTimeout(resolve, everyMs))
   }
 }

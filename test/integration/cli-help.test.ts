@@ -3,7 +3,7 @@ import t from 'tap'
 import { childEnv } from '../helpers/env.js'
 import { SVC } from '../helpers/processes.js'
 
-const COMMANDS = ['up', 'migrate', 'seed', 'mint-key', 'grouping-upgrade', 'ingress', 'worker', 'all-in-one', 'dead-letters', 'check-investigations', 'backfill-tickets', 'reset-friction-tickets', 'environments']
+const COMMANDS = ['up', 'migrate', 'objectstore-setup', 'seed', 'mint-key', 'grouping-upgrade', 'ingress', 'worker', 'all-in-one', 'dead-letters', 'check-investigations', 'backfill-tickets', 'reset-friction-tickets', 'environments']
 
 /** Runs `svc args…` to its end, without colours. */
 function svc(...args: string[]): { status: number | null; out: string } {

@@ -7,6 +7,7 @@ import { REDIS_MISSING, startEmbeddedRedis } from '../../shared/embedded/index.j
 import { createLogger } from '../../shared/log.js'
 import { createRedis } from '../../shared/redis.js'
 import { childEnv } from '../helpers/env.js'
+import { patience } from '../helpers/patience.js'
 
 const log = createLogger('silent')
 
@@ -97,7 +98,7 @@ setInterval(() => {}, 1000);`
   t.ok(processesMentioning(dataDir).some((line) => line.includes('redis-server')), 'redis-server runs')
   parent.kill('SIGKILL')
   await exited
-  const deadline = Date.now() + 5000
+  const deadline = Date.now() + patience(5000)
   while (processesMentioning(dataDir).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25))
   t.same(processesMentioning(dataDir), [], 'nothing outlives the parent')
 
@@ -149,7 +150,7 @@ t.test('a redis-server that dies on its own is logged and started again with its
   const pidOf = (): number => Number(execFileSync('pgrep', ['-f', `redis-server unixsocket:${dataDir}`], { encoding: 'utf8' }).trim())
   const first = pidOf()
   process.kill(first, 'SIGKILL')
-  const deadline = Date.now() + 15_000
+  const deadline = Date.now() + patience(15_000)
   while (!lines.some((line) => line.includes('serves again')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25))
   t.match(JSON.parse(lines.find((line) => line.includes('exited unexpectedly')) ?? '{}'), { level: 'error', msg: 'embedded redis-server exited unexpectedly: restarting', in_ms: 1000 })
   t.ok(lines.some((line) => line.includes('embedded redis-server serves again')), 'and says when it serves again')

@@ -8,7 +8,7 @@ import { mintKey } from '../../shared/keys.js'
 import { createObjectStore } from '../../shared/object-store.js'
 import { callTool, connectAgent, otherProject, postMcp, storeEvents } from '../helpers/mcp.js'
 import { scrape } from '../helpers/metrics.js'
-import { startTestStack, type TestStack } from '../helpers/stack.js'
+import { startTestStack, waitFor, type TestStack } from '../helpers/stack.js'
 
 const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
 
@@ -64,10 +64,7 @@ t.test('a revocation reaches every ingress process at once: their key caches for
   t.ok(await revoke(stack, key))
   t.ok(await revoke(stack, ingest))
   // The publish is sent after the commit; the other process's watch hears it on its own connection.
-  const settled = async (check: () => Promise<boolean>): Promise<boolean> => {
-    for (let i = 0; i < 100; i++) if (await check()) return true
-    return false
-  }
+  const settled = (check: () => Promise<boolean>): Promise<boolean> => waitFor(check)
   t.ok(await settled(async () => (await postMcp(secondUrl, INITIALIZE, { authorization: `Bearer ${key}` })).status === 401), 'the other process refuses the api key')
   t.ok(await settled(async () => (await ping(secondUrl)).status === 401), "the other process's ingestion refuses the ingest key")
   t.equal((await postMcp(stack.baseUrl, INITIALIZE, { authorization: `Bearer ${key}` })).status, 401)

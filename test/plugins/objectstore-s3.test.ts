@@ -1,6 +1,7 @@
 // objectstore-s3 through the loader, against an S3 stand-in on 127.0.0.1 that checks every
 // request's SigV4 signature: the objectstore conformance suite, plus what is particular to S3
 // (path-style requests, which answers are outages and which are configuration, start-up).
+import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import { objectStoreConformance } from '../../plugins/conformance/objectstore.js'
 import { assertNoSecrets, capturingLogger } from '../../plugins/conformance/leaks.js'
@@ -35,6 +36,7 @@ t.test('objectstore-s3 passes the objectstore conformance suite', async (t) => {
     ],
     secrets: () => [s3.secretAccessKey, WRONG_SECRET],
     stored: async (key) => s3.object(key),
+    unprepared: () => s3.settings({ bucket: `svc-unprepared-${randomBytes(4).toString('hex')}` }),
   })
 })
 
@@ -116,4 +118,19 @@ t.test('a store that accepts connections and never answers is given up on at the
   t.match(error, { fault: 'down', message: /did not answer \(timed out\)\. Check that it is running/ })
   // check's deadline is 10 s; three idle timeouts of 10 s each would take 30 s.
   t.ok(waited >= 9_000 && waited < 15_000, `gave up after ${waited} ms`)
+})
+
+t.test('prepare() creates a missing bucket in the configured region, which S3 outside us-east-1 requires the request to name', async (t) => {
+  const paris = await startS3Loopback({ bucket: 'svc-elsewhere', region: 'eu-west-3' })
+  t.teardown(() => paris.close())
+  const store = await loadPlugin('objectstore', 'objectstore-s3', paris.settings({ bucket: 'svc-made-in-paris' }), { log: capturingLogger().log })
+  const before = paris.requests.length
+  await store.prepare!()
+  t.same(
+    paris.requests.slice(before).map((r) => `${r.method} ${r.path} ${r.status}`),
+    ['HEAD /svc-made-in-paris/ 404', 'PUT /svc-made-in-paris/ 200', 'HEAD /svc-made-in-paris/ 200'],
+    'asked, made with the region named (the loopback, as S3, refuses it otherwise), then proved',
+  )
+  await store.put('x.map', Buffer.from('{}'))
+  t.equal(paris.object('x.map', 'svc-made-in-paris')?.toString(), '{}')
 })

@@ -1,6 +1,7 @@
 // objectstore-s3 against s3rver, a real S3 implementation from npm rather than our stand-in: the
 // objectstore conformance suite (DeleteObjects in batches included), and an outage that is the
 // store itself stopping and coming back.
+import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import { objectStoreConformance } from '../../plugins/conformance/objectstore.js'
 import { capturingLogger } from '../../plugins/conformance/leaks.js'
@@ -23,6 +24,7 @@ t.test('objectstore-s3 passes the objectstore conformance suite against s3rver',
     ],
     secrets: () => ['S3RVER'],
     stored: async (key) => s3.object(key),
+    unprepared: () => s3.settings({ bucket: `svc-unprepared-${randomBytes(4).toString('hex')}` }),
   })
 })
 

@@ -5,6 +5,7 @@ import { loadConfig } from '../../shared/config.js'
 
 interface Service {
   image?: string
+  healthcheck?: { test?: string[] | string }
   build?: unknown
   command?: string[] | string
   ports?: string[]
@@ -28,7 +29,7 @@ function substitute(value: string, vars: Record<string, string>): string {
 t.test('compose.yml runs the stack the spec names: redis with AOF, PostgreSQL 16 with pgvector, an object store, a one-shot migrate', async (t) => {
   t.same(Object.keys(services).sort(), ['db', 'ingress', 'migrate', 'objectstore', 'objectstore-setup', 'redis', 'worker'])
   t.match(services.redis!.command, ['redis-server', '--appendonly', 'yes'], 'redis keeps an append-only file')
-  t.match(services.db!.image, /^pgvector\/pgvector:pg16$/, 'the database is version 16 with the vector extension')
+  t.match(services.db!.image, /^pgvector\/pgvector:[0-9.]+-pg16(-[a-z]+)?$/, 'the database is version 16 with the vector extension')
   t.same(services.migrate!.command, ['migrate'])
   t.equal(services.migrate!.restart, 'no', 'migrate runs once')
   t.equal(services['objectstore-setup']!.restart, 'no', 'bucket setup runs once')
@@ -48,11 +49,11 @@ t.test('host ports default to 8082, 5434 and 9012 and follow the overrides in .e
   const ports = (name: string, vars: Record<string, string> = {}) => (services[name]!.ports ?? []).map((p) => substitute(p, vars))
   t.same(ports('ingress'), ['8082:8082'])
   t.same(ports('db'), ['5434:5432'])
-  t.same(ports('objectstore'), ['9012:9000'])
+  t.same(ports('objectstore'), ['9012:8333'])
   const vars = { INGESTION_PORT: '9082', SVC_DB_HOST_PORT: '6434', SVC_OBJECTSTORE_HOST_PORT: '9112' }
   t.same(ports('ingress', vars), ['9082:8082'])
   t.same(ports('db', vars), ['6434:5432'])
-  t.same(ports('objectstore', vars), ['9112:9000'])
+  t.same(ports('objectstore', vars), ['9112:8333'])
   t.equal(substitute(services.ingress!.environment!.SVC_BASE_URL!, vars), 'http://localhost:9082', 'links the service hands out use the host port')
 })
 
@@ -102,4 +103,29 @@ t.test('the image holds what a fix needs: git, bubblewrap, prlimit and the templ
   t.match(dockerfile, /^WORKDIR \/app$/m, 'into /app')
   t.ok(existsSync(new URL('sandbox-templates/javascript/template.json', root)), "so compose's /app/sandbox-templates/javascript is the shipped template")
   t.match(dockerfile, /^USER node$/m, 'the service runs unprivileged, bubblewrap as the same user')
+})
+
+t.test('the object store answers its own health check, and the bucket step is svc objectstore-setup with the settings the service uses', async (t) => {
+  const store = services.objectstore!
+  const check = store.healthcheck?.test
+  t.ok(Array.isArray(check) && check[0] === 'CMD', 'an exec-form check: no shell needed in the image')
+  // chrislusf/seaweedfs is Alpine-based: busybox wget is there, curl is not promised.
+  t.same((check as string[]).slice(1, 2), ['wget'])
+  const probe = new URL((check as string[]).at(-1)!)
+  const containerPort = substitute((store.ports ?? [])[0]!, {}).split(':').at(-1)
+  t.equal(probe.port, containerPort, 'it probes the port the host port maps to')
+  t.equal(probe.pathname, '/healthz', "the S3 gateway's readiness probe")
+  t.equal(probe.hostname, '127.0.0.1')
+
+  const setup = services['objectstore-setup']!
+  t.same(setup.command, ['objectstore-setup'])
+  t.equal(setup.image, 'svc:local', 'the service image: no other image to pull for it')
+  t.equal(setup.depends_on?.objectstore?.condition, 'service_healthy', 'it runs once the store answers')
+  t.same(setup.environment, services.ingress!.environment, 'the same S3 settings as the ingress and worker')
+  const env = Object.fromEntries(Object.entries(setup.environment ?? {}).map(([k, v]) => [k, substitute(String(v), {})]))
+  const s3 = loadConfig(env).objectStore.s3!
+  t.equal(new URL(s3.endpoint).hostname, 'objectstore')
+  t.equal(new URL(s3.endpoint).port, containerPort, "S3_ENDPOINT is the store's S3 port inside the network")
+  t.equal(store.environment?.AWS_ACCESS_KEY_ID, s3.accessKeyId, 'the store admits the key pair the service signs with')
+  t.equal(store.environment?.AWS_SECRET_ACCESS_KEY, s3.secretAccessKey)
 })

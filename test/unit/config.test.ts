@@ -35,7 +35,7 @@ t.test('a bad value fails naming the variable and the fix', async (t) => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /one of debug, info/],
     [{ SVC_INGRESS_METRICS: 'no' }, 'SVC_INGRESS_METRICS', /one of on, off/],
     [{ SVC_SERVICES: 'grouper,nope' }, 'SVC_SERVICES', /unknown service "nope"/],
-    [{ S3_ENDPOINT: 'http://minio:9000' }, 'S3_BUCKET', /required when S3_ENDPOINT is set/],
+    [{ S3_ENDPOINT: 'http://objectstore:8333' }, 'S3_BUCKET', /required when S3_ENDPOINT is set/],
     [{ DASHBOARD_ORIGIN: 'localhost:8082' }, 'DASHBOARD_ORIGIN', /http\(s\) URL/],
   ]
   for (const [env, variable, message] of cases) {
