@@ -7,7 +7,8 @@
  * - opened right: opened a known problem for a problem that had none;
  * - split: opened a known problem for a problem that had one already (it should have joined);
  * - merge: joined the known problem of another problem (across controls when of another control);
- * - a wrong confirmation: a check confirmed on a recording that did not show the problem.
+ * - a wrong confirmation: a check confirmed on a recording that did not show the problem; a missed
+ *   one: a check not confirmed on a recording that showed it.
  */
 import { controlOf } from '../test/fixtures/matching-corpus/corpus.js'
 import type { CorpusRun } from './match-corpus.js'
@@ -25,7 +26,8 @@ export interface CorpusScore {
   mergesAcrossControls: number
   /** Findings no action of the corpus accounts for (none expected), and findings judged not a problem. */
   unaccounted: number
-  checks: { confirmedRight: number; confirmedWrong: number; confirmedByAnotherControl: number; refutedWrong: number; total: number }
+  /** Of the checks on a recording that showed the known problem's problem, those not confirmed (missed), and those refuted. */
+  checks: { confirmedRight: number; confirmedWrong: number; confirmedByAnotherControl: number; missed: number; refutedWrong: number; total: number }
   /** One line per merge, split and wrong confirmation, for the reader. */
   notes: string[]
 }
@@ -34,7 +36,7 @@ export interface CorpusScore {
 export function scoreMatching(run: CorpusRun): CorpusScore {
   const ticketProblem = new Map<string, string>()
   const opened = new Set<string>()
-  const score: CorpusScore = { findings: run.decisions.length, problems: 0, controls: 0, knownProblems: 0, joinedRight: 0, openedRight: 0, splits: 0, merges: 0, mergesAcrossControls: 0, unaccounted: 0, checks: { confirmedRight: 0, confirmedWrong: 0, confirmedByAnotherControl: 0, refutedWrong: 0, total: run.checks.length }, notes: [] }
+  const score: CorpusScore = { findings: run.decisions.length, problems: 0, controls: 0, knownProblems: 0, joinedRight: 0, openedRight: 0, splits: 0, merges: 0, mergesAcrossControls: 0, unaccounted: 0, checks: { confirmedRight: 0, confirmedWrong: 0, confirmedByAnotherControl: 0, missed: 0, refutedWrong: 0, total: run.checks.length }, notes: [] }
   const distance = (d: number | null): string => (d === null ? 'no distance' : `distance ${d.toFixed(3)}`)
   for (const d of run.decisions) {
     if (d.problem === undefined || d.decision === 'not_a_problem' || d.ticket === undefined) {
@@ -74,9 +76,10 @@ export function scoreMatching(run: CorpusRun): CorpusScore {
       const sameControl = [...shown].some((other) => controlOf(other) === controlOf(problem))
       if (!sameControl) score.checks.confirmedByAnotherControl++
       score.notes.push(`wrong confirmation: ${check.ticket} (${problem}) confirmed by session ${check.session}, which showed ${[...shown].join(', ') || 'nothing'}`)
-    } else if (check.verdict === 'refuted' && shown.has(problem)) {
-      score.checks.refutedWrong++
-      score.notes.push(`wrong refutation: ${check.ticket} (${problem}) refuted by session ${check.session}, which showed it`)
+    } else if (shown.has(problem)) {
+      score.checks.missed++
+      score.notes.push(`missed: ${check.ticket} (${problem}) ${check.verdict} on session ${check.session}, which showed it`)
+      if (check.verdict === 'refuted') score.checks.refutedWrong++
     }
   }
   return score
@@ -88,7 +91,7 @@ export function formatScore(score: CorpusScore, recordings: number): string[] {
   return [
     `matching corpus: ${recordings} recordings in Chromium, ${score.findings} findings of ${score.problems} problems on ${score.controls} controls, ${score.knownProblems} known problems opened`,
     `  joins right ${score.joinedRight}, opened right ${score.openedRight}, splits ${score.splits}, merges ${score.merges} (${score.mergesAcrossControls} of two controls), unaccounted ${score.unaccounted}`,
-    `  checks ${c.total}: confirmed right ${c.confirmedRight}, confirmed wrong ${c.confirmedWrong} (${c.confirmedByAnotherControl} by another control's finding), refuted wrong ${c.refutedWrong}`,
+    `  checks ${c.total}: confirmed right ${c.confirmedRight}, confirmed wrong ${c.confirmedWrong} (${c.confirmedByAnotherControl} by another control's finding), missed ${c.missed} (${c.refutedWrong} refuted)`,
     ...score.notes.map((note) => `  ${note}`),
   ]
 }

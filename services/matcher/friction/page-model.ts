@@ -5,6 +5,7 @@
  * should answer a click. Everything kept here is the recorded page's own text: untrusted.
  */
 import { cleanName, cleanText } from '../../../shared/untrusted-text.js'
+import { controlNames, foldLabel, stableId } from './control.js'
 
 /** rrweb's NodeType: elements and text nodes are all a description needs. */
 const NODE_ELEMENT = 2
@@ -18,6 +19,10 @@ const NAME_MAX = 40
 const CLASSES_SHOWN = 3
 /** How far up from the clicked node a control is looked for (a span inside a button). */
 const CONTROL_DEPTH = 8
+/** How far up from a control the ancestor that tells a shared label apart is looked for. */
+const CONTEXT_DEPTH = 32
+/** Nodes an element's text is gathered from at most: a control holding thousands is told by its first ones. */
+const TEXT_NODES_MAX = 1000
 
 /** A page is its address's path and query, as the recordings' pages are (docs/recordings.md). */
 const PAGE_MAX = 500
@@ -40,20 +45,26 @@ export interface ClickTarget {
   nodeId: number
   description: string
   role: TargetRole
+  /** The names the control goes by on its page at the click (control.ts). */
+  names: string[]
 }
 
 /** The recorded page's nodes, fed snapshots and mutations in order. */
 export class PageModel {
   private nodes = new Map<number, PageNode>()
+  /** Per tag, how many elements of the page show each label; forgotten whenever the page changes. */
+  private labelCounts = new Map<string, Map<string, number>>()
 
   /** A full snapshot replaces the page: its tree is what is known from now on. */
   replace(root: unknown): void {
     this.nodes = new Map()
+    this.labelCounts.clear()
     this.adopt(root, undefined)
   }
 
   /** Applies an rrweb mutation (adds, removes, texts, attributes); anything malformed is ignored. */
   mutate(data: Record<string, unknown>): void {
+    this.labelCounts.clear()
     for (const add of array(data.adds)) {
       if (isRecord(add)) this.adopt(add.node, typeof add.parentId === 'number' ? add.parentId : undefined)
     }
@@ -83,22 +94,75 @@ export class PageModel {
       if (node.tag && roleOf(node) === 'control') [nodeId, role] = [id, 'control']
       id = node.parent
     }
-    return { nodeId, description: this.describe(nodeId), role }
+    return { nodeId, description: this.describe(nodeId), role, names: this.namesOf(nodeId) }
   }
 
   /** How an element reads: tag#id.class.class "its text" (or its label when it has no text). */
   describe(id: number): string {
     const node = this.nodes.get(id)
     const attributes = node?.attributes ?? {}
-    let label = cleanName(node?.tag, NAME_MAX).replace(/[^a-z0-9-]/g, '') || 'element'
+    let label = tagOf(node)
     const elementId = cleanName(attributes.id, NAME_MAX)
     if (elementId) label += `#${elementId}`
-    if (typeof attributes.class === 'string') {
-      label += attributes.class.slice(0, 1000).split(/\s+/).map((name) => cleanName(name, NAME_MAX)).filter(Boolean).slice(0, CLASSES_SHOWN).map((name) => `.${name}`).join('')
-    }
+    label += classesOf(node).map((name) => `.${name}`).join('')
     label = cleanText(label, TARGET_LABEL_MAX)
-    const text = cleanText(this.textOf(id), TARGET_TEXT_MAX) || [attributes['aria-label'], attributes.title, attributes.alt, maskedOrValue(attributes.value)].map((value) => cleanText(value, TARGET_TEXT_MAX)).find(Boolean)
+    const text = this.wordsOf(id)
     return text ? `${label} "${text}"` : label
+  }
+
+  /**
+   * The names the element goes by now (control.ts): its stable id, and its label (its words, or
+   * without words its classes) unless another element of its tag shows the same label, in which
+   * case the label names it only beside the nearest ancestor's stable id, and not when it has an
+   * id of its own.
+   */
+  namesOf(id: number): string[] {
+    const node = this.nodes.get(id)
+    if (!node?.tag) return []
+    const tag = tagOf(node)
+    const label = this.labelOf(id)
+    const labelShared = label !== '' && (this.labelCountsOf(node.tag).get(label) ?? 0) > 1
+    return controlNames({ tag, id: stableId(cleanName(node.attributes.id, NAME_MAX)), label, labelShared, context: labelShared ? this.contextOf(id) : undefined })
+  }
+
+  /** Its text, or its aria-label, title, alt or value (not a masked one), cleaned. */
+  private wordsOf(id: number): string {
+    const attributes = this.nodes.get(id)?.attributes ?? {}
+    return cleanText(this.textOf(id), TARGET_TEXT_MAX) || [attributes['aria-label'], attributes.title, attributes.alt, maskedOrValue(attributes.value)].map((value) => cleanText(value, TARGET_TEXT_MAX)).find(Boolean) || ''
+  }
+
+  /** Its words folded, or without words its classes (`.icon close`). */
+  private labelOf(id: number): string {
+    const words = foldLabel(this.wordsOf(id))
+    if (words) return words
+    const classes = classesOf(this.nodes.get(id)).map(foldLabel).filter(Boolean)
+    return classes.length > 0 ? `.${classes.join('.')}` : ''
+  }
+
+  /** How many elements of tag show each label now, counted once per page state. */
+  private labelCountsOf(tag: string): Map<string, number> {
+    let counts = this.labelCounts.get(tag)
+    if (counts) return counts
+    counts = new Map()
+    for (const [id, node] of this.nodes) {
+      if (node.tag !== tag) continue
+      const label = this.labelOf(id)
+      if (label) counts.set(label, (counts.get(label) ?? 0) + 1)
+    }
+    this.labelCounts.set(tag, counts)
+    return counts
+  }
+
+  /** The stable id of the nearest ancestor that has one. */
+  private contextOf(id: number): string | undefined {
+    for (let at = this.nodes.get(id)?.parent, depth = 0; at !== undefined && depth < CONTEXT_DEPTH; depth++) {
+      const node = this.nodes.get(at)
+      if (!node) return undefined
+      const context = stableId(cleanName(node.attributes.id, NAME_MAX))
+      if (node.tag && context) return context
+      at = node.parent
+    }
+    return undefined
   }
 
   /** The known node a text or attribute change names. */
@@ -141,7 +205,7 @@ export class PageModel {
     let text = ''
     const pending = [id]
     const seen = new Set<number>()
-    while (pending.length > 0 && text.length < TARGET_TEXT_MAX * 2) {
+    while (pending.length > 0 && text.length < TARGET_TEXT_MAX * 2 && seen.size < TEXT_NODES_MAX) {
       const current = pending.pop()!
       if (seen.has(current)) continue
       seen.add(current)
@@ -152,6 +216,18 @@ export class PageModel {
     }
     return text
   }
+}
+
+/** An element's tag as a target tells it (`element` when it has none a name can be). */
+function tagOf(node: PageNode | undefined): string {
+  return cleanName(node?.tag, NAME_MAX).replace(/[^a-z0-9-]/g, '') || 'element'
+}
+
+/** Its first classes, cleaned. */
+function classesOf(node: PageNode | undefined): string[] {
+  const value = node?.attributes.class
+  if (typeof value !== 'string') return []
+  return value.slice(0, 1000).split(/\s+/).map((name) => cleanName(name, NAME_MAX)).filter(Boolean).slice(0, CLASSES_SHOWN)
 }
 
 /** Input types that take typed text: clicking in them places a caret, which changes no page. */
