@@ -110,18 +110,12 @@ export function namesOfTarget(target: string): string[] {
  */
 const SEEDED_TARGET_SQL = "'button#seeded-' || translate(f.g::text, '0123456789', 'abcdefghij')"
 
-/** The seeded ticket g's target and name (as SEEDED_TARGET_SQL writes it). */
-export function seededTarget(g: number): string {
-  return `button#seeded-${String(g).replace(/\d/g, (digit) => 'abcdefghij'[Number(digit)]!)}`
-}
-
 /**
  * count tickets (candidate, kind, each with its friction-kind issue, no evidence of their own), the
- * g-th on page <page>g (all on one screen) as the control seededTarget(g), with random unit vectors
- * of HAND_MADE_MODEL, in one environment, written in a few statements. The
- * HNSW index is dropped for the load and built again after from its own definition (as pgvector
- * advises for a bulk load: about ten times faster than keeping it row by row); for a scratch
- * database only.
+ * g-th on page <page>g (all on one screen) as the control SEEDED_TARGET_SQL names, with random
+ * unit vectors of HAND_MADE_MODEL, in one environment, written in a few statements. The HNSW index
+ * is dropped for the load and built again after from its own definition (as pgvector advises for a
+ * bulk load: about ten times faster than keeping it row by row); for a scratch database only.
  */
 export async function addRandomTickets(db: Queryable, o: { projectId: string; environmentId: string; count: number; kind?: FindingKind; page?: string }): Promise<void> {
   const { rows: indexes } = await db.query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'tickets_embedding'")
