@@ -95,6 +95,26 @@ t.test('a page names a control by its id and its words; words the page shows twi
   t.same(model.target(31)!.names, ['button "change"'], 'once the page shows one Change button, its words name it again')
 })
 
+t.test('the names follow the page as it changes: text, attributes, added and removed elements', async (t) => {
+  const model = modelOf(
+    el(20, 'section', { id: 'form' }, [el(10, 'button', { id: 'b1' }, [txt(11, 'Save')]), el(12, 'button', {}, [txt(13, 'Cancel')])]),
+    el(21, 'section', { id: 'bar' }, [el(14, 'button', { 'aria-label': 'Close' })]),
+  )
+  t.same(model.target(10)!.names, ['button "save"'])
+  model.mutate({ adds: [], removes: [], texts: [{ id: 13, value: 'Save' }], attributes: [] })
+  t.same(model.target(10)!.names, ['button "save" in #form'], 'another button now reads Save too')
+  t.same(model.target(14)!.names, ['button "close"'])
+  model.mutate({ adds: [], removes: [], texts: [], attributes: [{ id: 14, attributes: { 'aria-label': 'Dismiss' } }] })
+  t.same(model.target(14)!.names, ['button "dismiss"'], 'its label changed')
+  model.mutate({ adds: [{ parentId: 3, nextId: null, node: el(30, 'button', {}, [txt(31, 'Dismiss')]) }], removes: [], texts: [], attributes: [] })
+  t.same(model.target(14)!.names, ['button "dismiss" in #bar'], 'a button added elsewhere reads the same')
+  model.mutate({ adds: [], removes: [{ parentId: 3, id: 30 }], texts: [], attributes: [] })
+  t.same(model.target(14)!.names, ['button "dismiss"'], 'and is gone again')
+  model.mutate({ adds: [{ parentId: 12, nextId: null, node: txt(32, ' changes') }], removes: [], texts: [], attributes: [] })
+  t.same(model.target(12)!.names, ['button "save changes"'], "text added inside a button is its words")
+  t.same(model.target(10)!.names, ['button "save"'])
+})
+
 function shopWithTwoChangeButtons(): RrwebEvent[] {
   const body = [
     el(30, 'section', { id: 'delivery' }, [el(31, 'button', { class: 'change' }, [txt(32, 'Change')])]),

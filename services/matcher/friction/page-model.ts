@@ -6,6 +6,9 @@
  */
 import { cleanName, cleanText } from '../../../shared/untrusted-text.js'
 import { controlNames, foldLabel, stableId } from './control.js'
+import { maskedOrValue, roleOf, type TargetRole } from './element-role.js'
+
+export type { TargetRole } from './element-role.js'
 
 /** rrweb's NodeType: elements and text nodes are all a description needs. */
 const NODE_ELEMENT = 2
@@ -28,6 +31,7 @@ const TEXT_NODES_MAX = 1000
 const PAGE_MAX = 500
 const PAGE_URL_MAX = 16 * 1024
 
+/** A node of the recorded page: an element's tag and attributes, or a text node's text. */
 interface PageNode {
   tag?: string
   attributes: Record<string, unknown>
@@ -35,9 +39,6 @@ interface PageNode {
   parent?: number
   children: number[]
 }
-
-/** What kind of thing a click landed on, for the detectors' rules. */
-export type TargetRole = 'control' | 'text_entry' | 'other'
 
 /** A clicked element as the detectors use it: the control it belongs to, told as text. */
 export interface ClickTarget {
@@ -52,12 +53,17 @@ export interface ClickTarget {
 /** The recorded page's nodes, fed snapshots and mutations in order. */
 export class PageModel {
   private nodes = new Map<number, PageNode>()
+  /** Each element's ids by tag, and its label once told (forgotten with a change under it): a click counts its tag's labels from these. */
+  private byTag = new Map<string, Set<number>>()
+  private labels = new Map<number, string>()
   /** Per tag, how many elements of the page show each label; forgotten whenever the page changes. */
   private labelCounts = new Map<string, Map<string, number>>()
 
   /** A full snapshot replaces the page: its tree is what is known from now on. */
   replace(root: unknown): void {
     this.nodes = new Map()
+    this.byTag.clear()
+    this.labels.clear()
     this.labelCounts.clear()
     this.adopt(root, undefined)
   }
@@ -66,19 +72,31 @@ export class PageModel {
   mutate(data: Record<string, unknown>): void {
     this.labelCounts.clear()
     for (const add of array(data.adds)) {
-      if (isRecord(add)) this.adopt(add.node, typeof add.parentId === 'number' ? add.parentId : undefined)
+      if (!isRecord(add)) continue
+      const parentId = typeof add.parentId === 'number' ? add.parentId : undefined
+      this.adopt(add.node, parentId)
+      this.changedText(parentId)
     }
     for (const change of array(data.texts)) {
       const node = this.changed(change)
-      if (node && isRecord(change) && typeof change.value === 'string') node.text = change.value
+      if (node && isRecord(change) && typeof change.value === 'string') {
+        node.text = change.value
+        this.changedText(change.id as number)
+      }
     }
     for (const change of array(data.attributes)) {
       const node = this.changed(change)
-      if (node && isRecord(change) && isRecord(change.attributes)) node.attributes = { ...node.attributes, ...change.attributes }
+      if (node && isRecord(change) && isRecord(change.attributes)) {
+        node.attributes = { ...node.attributes, ...change.attributes }
+        // An element's attributes name only itself (its words when it has no text, its classes).
+        this.labels.delete(change.id as number)
+      }
     }
     // Removed last: a click is told when it happens, so a node gone later no longer matters.
     for (const remove of array(data.removes)) {
-      if (isRecord(remove) && typeof remove.id === 'number') this.forget(remove.id)
+      if (!isRecord(remove) || typeof remove.id !== 'number') continue
+      this.changedText(this.nodes.get(remove.id)?.parent)
+      this.forget(remove.id)
     }
   }
 
@@ -131,12 +149,17 @@ export class PageModel {
     return cleanText(this.textOf(id), TARGET_TEXT_MAX) || [attributes['aria-label'], attributes.title, attributes.alt, maskedOrValue(attributes.value)].map((value) => cleanText(value, TARGET_TEXT_MAX)).find(Boolean) || ''
   }
 
-  /** Its words folded, or without words its classes (`.icon close`). */
+  /** Its words folded, or without words its classes (`.icon close`); kept until a change under it. */
   private labelOf(id: number): string {
-    const words = foldLabel(this.wordsOf(id))
-    if (words) return words
-    const classes = classesOf(this.nodes.get(id)).map(foldLabel).filter(Boolean)
-    return classes.length > 0 ? `.${classes.join('.')}` : ''
+    let label = this.labels.get(id)
+    if (label !== undefined) return label
+    label = foldLabel(this.wordsOf(id))
+    if (!label) {
+      const classes = classesOf(this.nodes.get(id)).map(foldLabel).filter(Boolean)
+      label = classes.length > 0 ? `.${classes.join('.')}` : ''
+    }
+    this.labels.set(id, label)
+    return label
   }
 
   /** How many elements of tag show each label now, counted once per page state. */
@@ -144,13 +167,20 @@ export class PageModel {
     let counts = this.labelCounts.get(tag)
     if (counts) return counts
     counts = new Map()
-    for (const [id, node] of this.nodes) {
-      if (node.tag !== tag) continue
+    for (const id of this.byTag.get(tag) ?? []) {
       const label = this.labelOf(id)
       if (label) counts.set(label, (counts.get(label) ?? 0) + 1)
     }
     this.labelCounts.set(tag, counts)
     return counts
+  }
+
+  /** The text under id changed: its label and every ancestor's are told again when next asked. */
+  private changedText(id: number | undefined): void {
+    for (let at = id, depth = 0; at !== undefined && depth < this.nodes.size; depth++) {
+      this.labels.delete(at)
+      at = this.nodes.get(at)?.parent
+    }
   }
 
   /** The stable id of the nearest ancestor that has one. */
@@ -176,9 +206,14 @@ export class PageModel {
       const { node, parent: parentId } = pending.pop()!
       if (!isRecord(node) || typeof node.id !== 'number') continue
       const known: PageNode = { attributes: {}, children: [], parent: parentId }
+      // An id added again (a malformed stream) is a new node: nothing told of the old one holds.
+      const old = this.nodes.get(node.id)
+      if (old?.tag) this.byTag.get(old.tag)?.delete(node.id)
+      this.labels.delete(node.id)
       if (node.type === NODE_ELEMENT && typeof node.tagName === 'string') {
         known.tag = node.tagName.toLowerCase()
         if (isRecord(node.attributes)) known.attributes = node.attributes
+        this.byTag.set(known.tag, (this.byTag.get(known.tag) ?? new Set()).add(node.id))
       }
       if (node.type === NODE_TEXT && typeof node.textContent === 'string') known.text = node.textContent
       this.nodes.set(node.id, known)
@@ -196,6 +231,8 @@ export class PageModel {
       const node = this.nodes.get(current)
       if (!node) continue
       this.nodes.delete(current)
+      this.labels.delete(current)
+      if (node.tag) this.byTag.get(node.tag)?.delete(current)
       pending.push(...node.children)
     }
   }
@@ -228,40 +265,6 @@ function classesOf(node: PageNode | undefined): string[] {
   const value = node?.attributes.class
   if (typeof value !== 'string') return []
   return value.slice(0, 1000).split(/\s+/).map((name) => cleanName(name, NAME_MAX)).filter(Boolean).slice(0, CLASSES_SHOWN)
-}
-
-/** Input types that take typed text: clicking in them places a caret, which changes no page. */
-const TEXT_INPUTS = new Set(['', 'text', 'search', 'email', 'password', 'tel', 'url', 'number', 'date', 'datetime-local', 'month', 'time', 'week'])
-const BUTTON_INPUTS = new Set(['button', 'submit', 'reset', 'image'])
-const CONTROL_ROLES = new Set(['button', 'link', 'menuitem', 'tab', 'option', 'switch'])
-
-/**
- * A control is something made to answer a click on this page: a button, a link that stays in this
- * tab and is not a download or another app's address (mail, phone), a button-like input, a
- * summary, or an element with a button-like role. Text entry takes clicks to place the caret.
- */
-function roleOf(node: PageNode): TargetRole {
-  const attributes = node.attributes
-  const type = typeof attributes.type === 'string' ? attributes.type.toLowerCase() : ''
-  if (node.tag === 'textarea' || node.tag === 'select' || (node.tag === 'input' && TEXT_INPUTS.has(type))) return 'text_entry'
-  if (present(attributes.contenteditable) && attributes.contenteditable !== 'false') return 'text_entry'
-  if (node.tag === 'button' || node.tag === 'summary' || (node.tag === 'input' && BUTTON_INPUTS.has(type))) return 'control'
-  if (node.tag === 'a' && typeof attributes.href === 'string') {
-    const leaves = (typeof attributes.target === 'string' && attributes.target !== '' && attributes.target !== '_self') || present(attributes.download)
-    return leaves || /^\s*(mailto|tel|sms):/i.test(attributes.href) ? 'other' : 'control'
-  }
-  if (typeof attributes.role === 'string' && CONTROL_ROLES.has(attributes.role.toLowerCase())) return 'control'
-  return 'other'
-}
-
-/** Whether a recorded attribute is set: rrweb writes a removed one as null, a boolean one as '' or true. */
-function present(value: unknown): boolean {
-  return value !== undefined && value !== null && value !== false
-}
-
-/** An input's value names a button (`<input type=submit value="Pay">`); a masked one (`***`) names nothing. */
-function maskedOrValue(value: unknown): unknown {
-  return typeof value === 'string' && /^\**$/.test(value.trim()) ? undefined : value
 }
 
 /** The path and query of an http(s) address (as the recordings' pages keep it), or undefined. */
