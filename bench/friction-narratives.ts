@@ -5,10 +5,16 @@
  * For the bench:match parts (embeddings, and the matching decisions' sample).
  */
 
+import { screenOf } from '../services/matcher/friction/control.js'
+import { subjectOf } from '../services/matcher/friction/narrative.js'
+
 /** One narrative and the problem it is an instance of (what a perfect matcher would group by). */
 export interface Narrative {
   readonly problem: string
   readonly text: string
+  /** What matching embeds of it (narrative.ts subjectOf), and for a rage or dead click its control (target and screen). */
+  readonly subject: string
+  readonly control: string | undefined
 }
 
 const PAGES = ['/checkout', '/checkout/shipping', '/cart', '/products/{id}', '/account/orders/{id}', '/settings/profile', '/search?q={word}', '/blog/{slug}', '/signup', '/help/returns']
@@ -79,6 +85,8 @@ export function frictionNarratives(count: number, seed = 22): Narrative[] {
       dead_click: `Dead click on ${target} on ${page}: nothing changed on the page and no page loaded within 1 s.`,
       error_after_click: `Error after click on ${target} on ${page}: the error "${problem.error}" ${(int(1, 19) / 10).toFixed(1)} s later.`,
     }[problem.kind]
-    return { problem: `p${index}`, text }
+    const screen = screenOf(page)
+    const subject = subjectOf({ kind: problem.kind, target, screen, message: problem.error })
+    return { problem: `p${index}`, text, subject, control: problem.kind === 'error_after_click' ? undefined : `${target} on ${screen}` }
   })
 }

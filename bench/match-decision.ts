@@ -1,9 +1,10 @@
 /**
- * The time of one matching decision with 10,000 known problems in the environment: seeds them (random
- * unit vectors, each with its friction-kind issue), then decides about 300 findings one after
- * another, half near a seeded problem (they join it) and half anywhere (they open one), and prints
- * the p50, p99 and slowest decision. The findings carry their vectors already: this is the lock,
- * the shortlist through the HNSW and GIN indexes and the writes, not the embeddings provider.
+ * The time of one matching decision with 10,000 known problems in the environment: seeds them
+ * (random unit vectors, each with its friction-kind issue, all on one screen), then decides about
+ * 300 findings one after another, half a second sighting of a seeded problem's control (they join
+ * it) and half anywhere (they open one), and prints the p50, p99 and slowest decision. The
+ * findings carry their vectors already: this is the lock, the shortlist through the screen and
+ * HNSW indexes and the writes, not the embeddings provider.
  *
  * `node --import tsx bench/match-decision.ts` runs it alone on a scratch database of
  * BENCH_DATABASE_URL's server (default: a throwaway PostgreSQL, as `npm test` starts one);
@@ -61,13 +62,15 @@ export async function benchMatchDecision(options: MatchDecisionOptions): Promise
       const seedStart = performance.now()
       await addRandomTickets(db, { projectId, environmentId: production, count: tickets })
       const seedSeconds = (performance.now() - seedStart) / 1000
-      const { rows } = await db.query<{ embedding: string }>('SELECT embedding::text AS embedding FROM tickets ORDER BY random() LIMIT $1', [Math.ceil(findings / 2)])
-      const near = rows.map((row) => nudged(JSON.parse(row.embedding) as number[]))
+      const { rows } = await db.query<{ embedding: string; page: string; target: string }>('SELECT embedding::text AS embedding, page, target FROM tickets ORDER BY random() LIMIT $1', [Math.ceil(findings / 2)])
+      // A second sighting of a seeded problem: its control (its page's screen, its one name) and a vector near its own.
+      const near = rows.map((row) => ({ embedding: nudged(JSON.parse(row.embedding) as number[]), page: row.page, target: row.target, names: [row.target] }))
       const times: number[] = []
       let joined = 0
       for (let i = 0; i < findings; i++) {
-        const embedding = i % 2 === 0 && near[i / 2] ? near[i / 2]! : randomUnit()
-        const id = await addFinding(db, { projectId, environmentId: production, embedding, page: `/page/${i}` })
+        const seen = i % 2 === 0 ? near[i / 2] : undefined
+        // Anywhere: a screen of its own (letters, not an id the screen would fold).
+        const id = await addFinding(db, { projectId, environmentId: production, ...(seen ?? { embedding: randomUnit(), page: `/page-${lettersOf(i)}` }) })
         const start = performance.now()
         const decision = await matchFinding({ orm }, id, undefined)
         times.push(performance.now() - start)
@@ -88,6 +91,11 @@ export async function benchMatchDecision(options: MatchDecisionOptions): Promise
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
     await admin.end()
   }
+}
+
+/** i's digits as letters (12 → bc). */
+function lettersOf(i: number): string {
+  return String(i).replace(/\d/g, (digit) => 'abcdefghij'[Number(digit)]!)
 }
 
 /** A unit vector in a random direction. */

@@ -30,7 +30,16 @@ export interface EmbeddingsBenchResult {
   readonly inProcessPerSecond: number
   readonly pools: ReadonlyArray<{ readonly threads: number; readonly perSecond: number; readonly singleMedianMs: number }>
   /** Cosine similarity of pairs of narratives of the same problem and of different problems (a sample of 400). */
-  readonly separation: { readonly samePercentile5: number; readonly sameMedian: number; readonly differentMedian: number; readonly differentPercentile95: number }
+  readonly separation: Separation
+  /** The same for the subjects of its rage and dead clicks (what matching embeds), by control: the same control, and other controls. */
+  readonly controls: Separation
+}
+
+interface Separation {
+  readonly samePercentile5: number
+  readonly sameMedian: number
+  readonly differentMedian: number
+  readonly differentPercentile95: number
 }
 
 export const DEFAULT_EMBEDDINGS_BENCH: EmbeddingsBenchOptions = { narratives: 2000, threads: [1, 2], rounds: 7, singles: 200 }
@@ -83,20 +92,29 @@ export async function benchEmbeddings(options: EmbeddingsBenchOptions = DEFAULT_
     }
     const perSecond = (index: number): number => texts.length / (median(passes[index]!) / 1000)
     const results = options.threads.map((threads, index) => ({ threads, perSecond: perSecond(index), singleMedianMs: median(singles[index]!) }))
-    return { model: pools[0]!.model, narratives: texts.length, note, inProcessPerSecond: perSecond(pools.length), pools: results, separation: await separation(direct, narratives) }
+    return { model: pools[0]!.model, narratives: texts.length, note, inProcessPerSecond: perSecond(pools.length), pools: results, separation: await separation(direct, narratives), controls: await controlSeparation(direct, narratives) }
   } finally {
     await Promise.all(pools.map((pool) => pool.close()))
   }
 }
 
 /** How far apart the vectors put one problem's narratives and different problems' (what a match threshold works with). */
-async function separation(direct: EmbeddingsPlugin, narratives: readonly Narrative[]): Promise<EmbeddingsBenchResult['separation']> {
+async function separation(direct: EmbeddingsPlugin, narratives: readonly Narrative[]): Promise<Separation> {
   const sample = narratives.slice(0, 400)
-  const vectors = await direct.embed(sample.map((narrative) => narrative.text))
+  return pairs(await direct.embed(sample.map((narrative) => narrative.text)), sample.map((narrative) => narrative.problem))
+}
+
+/** How far apart the subjects of rage and dead clicks put one control and other controls (narratives put every control of a screen near). */
+async function controlSeparation(direct: EmbeddingsPlugin, narratives: readonly Narrative[]): Promise<Separation> {
+  const sample = narratives.filter((narrative) => narrative.control !== undefined).slice(0, 400)
+  return pairs(await direct.embed(sample.map((narrative) => narrative.subject)), sample.map((narrative) => narrative.control!))
+}
+
+function pairs(vectors: readonly number[][], groups: readonly string[]): Separation {
   const same: number[] = []
   const different: number[] = []
-  for (let i = 0; i < sample.length; i++) {
-    for (let j = i + 1; j < sample.length; j++) (sample[i]!.problem === sample[j]!.problem ? same : different).push(cosine(vectors[i]!, vectors[j]!))
+  for (let i = 0; i < vectors.length; i++) {
+    for (let j = i + 1; j < vectors.length; j++) (groups[i] === groups[j] ? same : different).push(cosine(vectors[i]!, vectors[j]!))
   }
   return { samePercentile5: percentile(same, 0.05), sameMedian: median(same), differentMedian: median(different), differentPercentile95: percentile(different, 0.95) }
 }
@@ -114,5 +132,7 @@ export function formatEmbeddingsBench(result: EmbeddingsBenchResult): string[] {
   lines.push(`  same plugin on the calling thread, no pool: ${rate(result.inProcessPerSecond)}`)
   const { samePercentile5, sameMedian, differentMedian, differentPercentile95 } = result.separation
   lines.push(`  cosine similarity, 400 narratives: same problem median ${sameMedian.toFixed(2)} (5th percentile ${samePercentile5.toFixed(2)}); different problems median ${differentMedian.toFixed(2)} (95th percentile ${differentPercentile95.toFixed(2)})`)
+  const c = result.controls
+  lines.push(`  cosine similarity, 400 subjects of rage and dead clicks (what matching embeds): same control median ${c.sameMedian.toFixed(2)} (5th percentile ${c.samePercentile5.toFixed(2)}); other controls median ${c.differentMedian.toFixed(2)} (95th percentile ${c.differentPercentile95.toFixed(2)})`)
   return lines
 }

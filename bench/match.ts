@@ -1,10 +1,13 @@
 /**
  * npm run bench:match: the matcher's costs, part by part, in one run. Each part is a module of
  * its own that measures and formats (bench/match-<part>.ts); this file runs them in order and
- * prints their lines. Parts: embeddings (bench/match-embeddings.ts), then one matching decision's
- * p99 with 10,000 known problems in the environment (bench/match-decision.ts).
+ * prints their lines. Parts: embeddings (bench/match-embeddings.ts), one matching decision's p99
+ * with 10,000 known problems in the environment (bench/match-decision.ts), and the matching
+ * corpus's decisions scored against its ground truth: joins right, splits, merges and the checks
+ * (bench/match-corpus.ts, test/fixtures/matching-corpus).
  */
 import { availableParallelism, loadavg } from 'node:os'
+import { runMatchCorpusBench } from './match-corpus.js'
 import { runMatchDecisionBench } from './match-decision.js'
 import { benchEmbeddings, formatEmbeddingsBench } from './match-embeddings.js'
 
@@ -17,6 +20,7 @@ interface BenchPart {
 const PARTS: readonly BenchPart[] = [
   { name: 'embeddings', run: async () => formatEmbeddingsBench(await benchEmbeddings()) },
   { name: 'matching decision', run: runMatchDecisionBench },
+  { name: 'matching corpus', run: runMatchCorpusBench },
 ]
 
 // Figures from a machine busy with other work are not comparable: the load says how busy it was.

@@ -198,6 +198,11 @@ CREATE TABLE public.friction_findings (
     embedding public.vector(384),
     embedding_model text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
+    screen text DEFAULT ''::text NOT NULL,
+    control_names text[] DEFAULT '{}'::text[] NOT NULL,
+    subject text DEFAULT ''::text NOT NULL,
+    embedding_of text,
+    CONSTRAINT friction_findings_embedding_of_check CHECK ((embedding_of = ANY (ARRAY['narrative'::text, 'subject'::text]))),
     CONSTRAINT friction_findings_kind_check CHECK ((kind = ANY (ARRAY['rage_click'::text, 'dead_click'::text, 'error_after_click'::text, 'form_abandon'::text]))),
     CONSTRAINT friction_findings_narrative_by_check CHECK ((narrative_by = ANY (ARRAY['mechanical'::text, 'model'::text])))
 );
@@ -519,6 +524,11 @@ CREATE TABLE public.tickets (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     version integer DEFAULT 1 NOT NULL,
+    screen text DEFAULT ''::text NOT NULL,
+    control_names text[] DEFAULT '{}'::text[] NOT NULL,
+    subject text DEFAULT ''::text NOT NULL,
+    embedding_of text,
+    CONSTRAINT tickets_embedding_of_check CHECK ((embedding_of = ANY (ARRAY['narrative'::text, 'subject'::text]))),
     CONSTRAINT tickets_same_fix_check CHECK ((same_fix = ANY (ARRAY['asked'::text, 'same'::text, 'different'::text]))),
     CONSTRAINT tickets_state_check CHECK ((state = ANY (ARRAY['candidate'::text, 'queued'::text, 'analyzing'::text, 'awaiting_approval'::text, 'insight'::text, 'needs_human'::text, 'investigated'::text, 'fixing'::text, 'pr_draft'::text, 'pr_created'::text, 'archived'::text])))
 );
@@ -670,6 +680,7 @@ CREATE INDEX ticket_matches_recording ON public.ticket_matches USING btree (proj
 CREATE INDEX tickets_embedding ON public.tickets USING hnsw (embedding public.vector_cosine_ops);
 CREATE INDEX tickets_environment ON public.tickets USING btree (project_id, environment_id, state);
 CREATE INDEX tickets_pages ON public.tickets USING gin (pages);
+CREATE INDEX tickets_screen ON public.tickets USING btree (project_id, environment_id, kind, screen);
 CREATE UNIQUE INDEX users_email ON public.users USING btree (lower(email)) WHERE (email IS NOT NULL);
 CREATE INDEX web_sessions_user ON public.web_sessions USING btree (user_id);
 CREATE TRIGGER digest_items_keep_facts BEFORE UPDATE ON public.digest_items FOR EACH ROW EXECUTE FUNCTION public.digest_items_keep_facts();

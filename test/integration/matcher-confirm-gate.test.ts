@@ -7,7 +7,8 @@
 import t, { type Test } from 'tap'
 import { gateAction, publishGate, verdictOf, type CheckedTicket } from '../../services/matcher/confirm/index.js'
 import type { Observations } from '../../services/matcher/friction/observe.js'
-import { addFinding, addProject, atDistance, axis } from '../../services/matcher/match/fixtures.js'
+import { screenOf } from '../../services/matcher/friction/control.js'
+import { addFinding, addProject, atDistance, axis, namesOfTarget } from '../../services/matcher/match/fixtures.js'
 import { matchFinding } from '../../services/matcher/match/index.js'
 import { MATCHER_ENTITIES } from '../../services/matcher/store/entities.js'
 import { createDb } from '../../shared/db.js'
@@ -31,23 +32,33 @@ t.test('the gate rule: 3 confirmed, 2 users and 40% of conclusive checks publish
   t.equal(gateAction(counts(3, 6, 5, 2, true)), 'none', 'between 25% and 40% a published problem stays published')
 })
 
-t.test('a verdict: the friction confirms, a judged click on the target without it refutes, anything else is inconclusive', async (t) => {
-  const ticket: CheckedTicket = { kind: 'dead_click', target: PAY, pages: ['/checkout', '/checkout?step=2'] }
-  const finding = (kind: 'dead_click' | 'rage_click', target = PAY, page = '/checkout', distance: number | null = null) => ({ kind, page, target, distance })
+t.test('a verdict: the friction of its control confirms, a judged click on the control without it refutes, anything else is inconclusive', async (t) => {
+  const ticket: CheckedTicket = { kind: 'dead_click', screen: '/checkout', controlNames: namesOfTarget(PAY), subject: `${PAY} on /checkout` }
+  const finding = (kind: 'dead_click' | 'rage_click' | 'error_after_click', target = PAY, page = '/checkout', distance: number | null = null, subject = `${target} on ${screenOf(page)}`) => ({ kind, page, target, screen: screenOf(page), names: namesOfTarget(target), subject, distance })
   const seen = (clicks: Array<{ at: number; page?: string; target?: string }>, end: number): Observations => ({
-    clicks: clicks.map((c, order) => ({ at: c.at, order, page: c.page ?? '/checkout', snapshot: 1, target: { nodeId: 9, description: c.target ?? PAY, role: 'control' } })) as Observations['clicks'],
+    clicks: clicks.map((c, order) => ({ at: c.at, order, page: c.page ?? '/checkout', snapshot: 1, target: { nodeId: 9, description: c.target ?? PAY, role: 'control', names: namesOfTarget(c.target ?? PAY) } })) as Observations['clicks'],
     answers: [],
     errors: [],
     end,
   })
-  t.equal(verdictOf(ticket, [finding('dead_click', PAY, '/checkout?step=2')], undefined), 'confirmed', 'same kind, target and one of its screens')
-  t.equal(verdictOf(ticket, [finding('dead_click', 'a "Help"', '/help', 0.2)], undefined), 'confirmed', 'or its narrative within the join distance')
-  t.equal(verdictOf(ticket, [finding('dead_click', 'a "Help"', '/help', 0.3)], seen([], 10)), 'inconclusive', 'a farther narrative elsewhere says nothing')
-  t.equal(verdictOf(ticket, [], seen([{ at: 0 }], 1000)), 'refuted', 'the target clicked, a second recorded after it, no friction')
+  t.equal(verdictOf(ticket, [finding('dead_click', PAY, '/checkout?step=2')], undefined), 'confirmed', 'same kind, control and screen')
+  t.equal(verdictOf(ticket, [finding('dead_click', 'button#pay.v2 "Pay"', '/checkout', 0.4)], undefined), 'confirmed', 'its control reworded in a release, at any distance')
+  t.equal(verdictOf(ticket, [finding('dead_click', 'button#save-card "Save card"', '/checkout', 0.229)], seen([], 10)), 'inconclusive', "Save card beside it never confirms Pay's problem, however near")
+  t.equal(verdictOf(ticket, [finding('dead_click', 'a "Help"', '/help', 0)], seen([], 10)), 'inconclusive', 'nor does any other control anywhere')
+  t.equal(verdictOf(ticket, [], seen([{ at: 0 }], 1000)), 'refuted', 'the control clicked, a second recorded after it, no friction')
+  t.equal(verdictOf(ticket, [], seen([{ at: 0, target: 'button#pay-button "Pay now"' }], 1000)), 'refuted', 'under a new id too')
+  t.equal(verdictOf(ticket, [], seen([{ at: 0, target: 'button#save-card "Save card"' }], 5000)), 'inconclusive', 'another control clicked says nothing')
   t.equal(verdictOf(ticket, [], seen([{ at: 0 }], 999)), 'inconclusive', 'a click too near the end is not judged')
-  t.equal(verdictOf(ticket, [], seen([{ at: 0, page: '/cart' }], 5000)), 'inconclusive', 'the target clicked on another screen')
-  t.equal(verdictOf(ticket, [finding('rage_click')], seen([{ at: 0 }], 5000)), 'inconclusive', 'other friction on the target is not a refutation')
+  t.equal(verdictOf(ticket, [], seen([{ at: 0, page: '/cart' }], 5000)), 'inconclusive', 'the control clicked on another screen')
+  t.equal(verdictOf(ticket, [finding('rage_click')], seen([{ at: 0 }], 5000)), 'inconclusive', 'other friction on the control is not a refutation')
   t.equal(verdictOf({ ...ticket, kind: 'form_abandon' }, [], seen([{ at: 0 }], 5000)), 'inconclusive', 'no detector sees form abandonment going right')
+
+  const error: CheckedTicket = { ...ticket, kind: 'error_after_click', subject: 'Payment provider answered 502' }
+  const errorAfter = (distance: number | null, subject = 'Payment provider answered 502') => finding('error_after_click', PAY, '/checkout', distance, subject)
+  t.equal(verdictOf(error, [errorAfter(0.1)], undefined), 'confirmed', 'an error of its control with a near message')
+  t.equal(verdictOf(error, [errorAfter(0.3, 'Cannot read properties of undefined')], seen([], 10)), 'inconclusive', 'another error of its control is another problem')
+  t.equal(verdictOf(error, [errorAfter(null)], undefined), 'confirmed', 'not embedded yet: the same message word for word')
+  t.equal(verdictOf(error, [errorAfter(null, 'Payment provider answered 503')], seen([], 10)), 'inconclusive', 'and only then')
 })
 
 async function gateSetUp(t: Test) {

@@ -20,15 +20,8 @@ const PAY = 'button#pay.primary.big "Pay now"'
 const DAY_1 = new Date('2026-11-21T10:00:00.000Z')
 const DAY_2 = new Date('2026-11-22T00:30:00.000Z')
 
-/** Every dead click on the pay button reads alike: one hand-made vector for all of them. */
-const embedder: Embedder = {
-  model: HAND_MADE_MODEL,
-  async embed(texts) {
-    return texts.map((text) => (text.startsWith('Dead click') ? axis(0) : axis(1)))
-  },
-}
-/** Reads them far from that one: its findings open a second known problem. */
-const elsewhereVector: Embedder = { model: HAND_MADE_MODEL, embed: async (texts) => texts.map(() => axis(2)) }
+/** Every finding's subject reads alike (its control decides which known problem it joins): one hand-made vector for all. */
+const embedder: Embedder = { model: HAND_MADE_MODEL, embed: async (texts) => texts.map(() => axis(0)) }
 
 type Shape = 'friction' | 'fine' | 'quiet' | 'late' | 'elsewhere'
 
@@ -61,14 +54,14 @@ async function confirmStack(t: Test) {
     if (options.scanned) await scanRecording({ db: stack.db, objects, log }, stack.projectId, id)
     return id
   }
-  /** A known problem (a dead pay button) matched from one friction recording per user. */
-  const ticketOf = async (users: string[], by: Embedder = embedder): Promise<string> => {
+  /** A known problem (a dead pay button, on /checkout or with elsewhere on /home) matched from one recording per user. */
+  const ticketOf = async (users: string[], shape: 'friction' | 'elsewhere' = 'friction'): Promise<string> => {
     let ticketId = ''
     for (const user of users) {
-      const id = await record('friction', user)
+      const id = await record(shape, user)
       const scan = await scanRecording({ db: stack.db, objects, log }, stack.projectId, id)
       if (scan.status !== 'scanned' || scan.findings.length !== 1) throw new Error(`expected one finding, got ${JSON.stringify(scan)}`)
-      const decision = await matchFinding({ orm }, scan.findings[0]!, by)
+      const decision = await matchFinding({ orm }, scan.findings[0]!, embedder)
       ticketId = decision!.ticket!.id
     }
     return ticketId
@@ -177,8 +170,8 @@ t.test('the daily budget stops a batch at its cap and the rest is checked the ne
 t.test('the budget is per project: another ticket of the project finds the day spent', async (t) => {
   const s = await confirmStack(t)
   const one = await s.ticketOf(['ann', 'bob', 'cy'])
-  const other = await s.ticketOf(['dan', 'eve', 'fay'], elsewhereVector)
-  t.not(other, one, 'two known problems of the project')
+  const other = await s.ticketOf(['dan', 'eve', 'fay'], 'elsewhere')
+  t.not(other, one, 'two known problems of the project (its button on another screen)')
   await s.record('friction', 'u1')
   await s.record('friction', 'u2')
   t.match(await confirmTicket(s.deps({ dailyBudget: 2 }), one), { status: 'budget_exhausted', checks: [{}, {}], budget: { used: 2 } }, "the first problem's batch spends the day's two checks")

@@ -4,6 +4,8 @@ import { addAlert, click, pageLoad, svcError, type RrwebEvent } from '../helpers
 
 const T0 = Date.parse('2026-11-20T09:00:00.000Z')
 const PAY = 'button#pay.primary.big "Pay now"'
+/** The names Pay goes by: its id, and its words (no other button of the page reads them). */
+const PAY_NAMES = ['button#pay', 'button "pay now"']
 
 /** The fixture's shop page (heading, paragraph, the pay button) loaded at T0 on href. */
 function shop(href = 'https://shop.example.com/checkout', at = T0, firstId = 1) {
@@ -50,6 +52,9 @@ t.test('five clicks under a second apart on one button the page never answers ar
       kind: 'rage_click',
       page: '/checkout',
       target: PAY,
+      screen: '/checkout',
+      names: PAY_NAMES,
+      subject: `${PAY} on /checkout`,
       at: T0 + 1000,
       clicks: 5,
       narrative: `Rage click: 5 clicks in 1.6 s on ${PAY} on /checkout; nothing changed on the page.`,
@@ -106,7 +111,7 @@ t.test('a click on the text inside a button counts for the button', async (t) =>
 t.test('a click on a button after which nothing happens for a second is a dead click', async (t) => {
   const { events, buttonId } = shop()
   const findings = detectFriction([...events, click(T0 + 1000, buttonId), later(T0 + 3000)])
-  t.same(findings, [{ kind: 'dead_click', page: '/checkout', target: PAY, at: T0 + 1000, clicks: 1, narrative: `Dead click on ${PAY} on /checkout: nothing changed on the page and no page loaded within 1 s.` }])
+  t.same(findings, [{ kind: 'dead_click', page: '/checkout', target: PAY, screen: '/checkout', names: PAY_NAMES, subject: `${PAY} on /checkout`, at: T0 + 1000, clicks: 1, narrative: `Dead click on ${PAY} on /checkout: nothing changed on the page and no page loaded within 1 s.` }])
 })
 
 t.test('a click followed by a DOM mutation within 1 s is not dead; one whose change comes later is', async (t) => {
@@ -151,7 +156,7 @@ t.test('an svc.error within 2 s after a click is an error after click on its tar
   const { events, buttonId } = shop()
   const findings = detectFriction([...events, click(T0 + 1000, buttonId), svcError(T0 + 1100, 'e1', 'Payment provider answered 502'), later(T0 + 5000)])
   t.same(findings, [
-    { kind: 'error_after_click', page: '/checkout', target: PAY, at: T0 + 1000, clicks: 1, narrative: `Error after click on ${PAY} on /checkout: the error "Payment provider answered 502" 0.1 s later.` },
+    { kind: 'error_after_click', page: '/checkout', target: PAY, screen: '/checkout', names: PAY_NAMES, subject: 'Payment provider answered 502', at: T0 + 1000, clicks: 1, narrative: `Error after click on ${PAY} on /checkout: the error "Payment provider answered 502" 0.1 s later.` },
   ])
   const late = detectFriction([...events, click(T0 + 1000, buttonId), svcError(T0 + 3500, 'e2', 'Late'), later(T0 + 5000)])
   t.same(kinds(late), [`dead_click ${PAY} /checkout`], 'an error 2.5 s later is not the click\'s')
@@ -201,10 +206,12 @@ t.test('a click before any http(s) page is known, or on a node the page never sh
 })
 
 t.test('a recording yields at most MAX_FINDINGS findings, the earliest', async (t) => {
-  const buttons = Array.from({ length: 60 }, (_, i) => el(10 + 2 * i, 'button', { id: `b${i}` }, [txt(11 + 2 * i, `Button ${i}`)]))
+  // Sixty controls of their own: ids and words without digits (digits would make them one control, as a list's buttons are).
+  const name = (i: number): string => String(i).replace(/\d/g, (digit) => 'abcdefghij'[Number(digit)]!)
+  const buttons = Array.from({ length: 60 }, (_, i) => el(10 + 2 * i, 'button', { id: `b-${name(i)}` }, [txt(11 + 2 * i, `Button ${name(i)}`)]))
   const events = page(T0, 'https://shop.example.com/many', buttons)
   const findings = detectFriction([...events, ...buttons.map((_, i) => click(T0 + 1000 + i * 2000, 10 + 2 * i)), later(T0 + 200_000)])
   t.equal(findings.length, MAX_FINDINGS)
-  t.equal(findings[0]!.target, 'button#b0 "Button 0"')
-  t.equal(findings.at(-1)!.target, `button#b${MAX_FINDINGS - 1} "Button ${MAX_FINDINGS - 1}"`)
+  t.equal(findings[0]!.target, 'button#b-a "Button a"')
+  t.equal(findings.at(-1)!.target, `button#b-${name(MAX_FINDINGS - 1)} "Button ${name(MAX_FINDINGS - 1)}"`)
 })

@@ -30,12 +30,12 @@ t.test('a target reads as tag, id, up to three classes and its trimmed text', as
     el(23, 'input', { type: 'button', value: '*****' }),
     el(24, 'div', { role: 'button', title: 'Close' }),
   )
-  t.same(model.target(10), { nodeId: 10, description: 'button#pay.primary.big.wide "Pay now"', role: 'control' }, 'the style\'s text is not the button\'s')
+  t.same(model.target(10), { nodeId: 10, description: 'button#pay.primary.big.wide "Pay now"', role: 'control', names: ['button#pay', 'button "pay now"'] }, 'the style\'s text is not the button\'s')
   t.equal(model.target(21)?.description, 'a "Help centre"', 'an icon link reads by its label, and the click on its icon counts for it')
   t.equal(model.target(21)?.nodeId, 20)
   t.equal(model.target(22)?.description, 'input "Send order"')
   t.equal(model.target(23)?.description, 'input', 'a masked value names nothing')
-  t.same(model.target(24), { nodeId: 24, description: 'div "Close"', role: 'control' })
+  t.same(model.target(24), { nodeId: 24, description: 'div "Close"', role: 'control', names: ['div "close"'] })
   t.equal(model.target(11), undefined, 'a text node is no element')
   t.equal(model.target(99), undefined, 'nor is a node the page never showed')
 })

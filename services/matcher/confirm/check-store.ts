@@ -16,6 +16,10 @@ export interface TicketForChecks {
   kind: FindingKind
   target: string
   pages: string[]
+  /** Its control (control.ts) and subject: what a recording's findings and clicks are told by. */
+  screen: string
+  controlNames: string[]
+  subject: string
   matched: number
   checksNextAt: number
 }
@@ -32,13 +36,16 @@ const COUNTER: Record<Verdict, string> = { confirmed: 'checks_confirmed', refute
 
 /** The ticket, or undefined when it is gone. */
 export async function getTicketForChecks(db: Queryable, ticketId: string): Promise<TicketForChecks | undefined> {
-  const { rows } = await db.query<{ id: string; project_id: string; environment_id: string | null; state: TicketState; kind: FindingKind; target: string; pages: string[]; matched: number; checks_next_at: number }>(
-    'SELECT id, project_id, environment_id, state, kind, target, pages, matched, checks_next_at FROM tickets WHERE id = $1',
+  const { rows } = await db.query<{ id: string; project_id: string; environment_id: string | null; state: TicketState; kind: FindingKind; target: string; pages: string[]; screen: string; control_names: string[]; subject: string; matched: number; checks_next_at: number }>(
+    'SELECT id, project_id, environment_id, state, kind, target, pages, screen, control_names, subject, matched, checks_next_at FROM tickets WHERE id = $1',
     [ticketId],
   )
   const row = rows[0]
   if (!row) return undefined
-  return { id: row.id, projectId: row.project_id, environmentId: row.environment_id, state: row.state, kind: row.kind, target: row.target, pages: row.pages, matched: row.matched, checksNextAt: row.checks_next_at }
+  return {
+    id: row.id, projectId: row.project_id, environmentId: row.environment_id, state: row.state, kind: row.kind, target: row.target, pages: row.pages,
+    screen: row.screen, controlNames: row.control_names, subject: row.subject, matched: row.matched, checksNextAt: row.checks_next_at,
+  }
 }
 
 /**
@@ -67,17 +74,17 @@ export async function isScanned(db: Queryable, projectId: string, recordingId: s
   return rows.length > 0
 }
 
-/** The recording's stored findings, each with its cosine distance to the ticket's vector when both have one of the same model. */
+/** The recording's stored findings, each with its cosine distance to the ticket's vector when both have one of the same model and input. */
 export async function getRecordingFindings(db: Queryable, ticketId: string, projectId: string, recordingId: string): Promise<RecordingFinding[]> {
-  const { rows } = await db.query<{ kind: FindingKind; page: string; target: string; distance: number | null }>(
-    `SELECT f.kind, f.page, f.target,
-            CASE WHEN f.embedding IS NOT NULL AND t.embedding IS NOT NULL AND f.embedding_model = t.embedding_model
+  const { rows } = await db.query<{ kind: FindingKind; page: string; target: string; screen: string; control_names: string[]; subject: string; distance: number | null }>(
+    `SELECT f.kind, f.page, f.target, f.screen, f.control_names, f.subject,
+            CASE WHEN f.embedding IS NOT NULL AND t.embedding IS NOT NULL AND f.embedding_model = t.embedding_model AND f.embedding_of = t.embedding_of
                  THEN f.embedding <=> t.embedding END AS distance
      FROM friction_findings f JOIN tickets t ON t.id = $1
      WHERE f.project_id = $2 AND f.recording_id = $3`,
     [ticketId, projectId, recordingId],
   )
-  return rows
+  return rows.map((row) => ({ kind: row.kind, page: row.page, target: row.target, screen: row.screen, names: row.control_names, subject: row.subject, distance: row.distance === null ? null : Number(row.distance) }))
 }
 
 /** The recording's chunks in seq order. */

@@ -124,12 +124,12 @@ export async function confirmTicket(deps: ConfirmDeps, ticketId: string): Promis
 }
 
 /**
- * The verdict on one recording; undefined when it cannot be judged now (another worker holds it
- * for its scan). A recording the scan has not read yet is scanned first, by the scan itself, so
+ * The verdict on one recording, as a batch takes it (the matching corpus checks with it too);
+ * undefined when it cannot be judged now (another worker holds it for its scan). A recording the scan has not read yet is scanned first, by the scan itself, so
  * its findings are stored once and matched like any other; the chunks are read again, with the
  * detectors' observe pass, only when its findings do not confirm the ticket.
  */
-async function judgeRecording(deps: ConfirmDeps, ticket: TicketForChecks, recordingId: string, matchJobs: string[]): Promise<Verdict | undefined> {
+export async function judgeRecording(deps: ConfirmDeps, ticket: TicketForChecks, recordingId: string, matchJobs: string[]): Promise<Verdict | undefined> {
   if (!(await isScanned(deps.db, ticket.projectId, recordingId))) {
     const scan = await scanRecording(deps, ticket.projectId, recordingId)
     if (scan.status === 'scanned') matchJobs.push(...scan.matchJobs)

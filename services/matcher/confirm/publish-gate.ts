@@ -123,7 +123,7 @@ async function distinctUsers(tx: Queryable, ticketId: string): Promise<number> {
 }
 
 /**
- * The nearest other published ticket of the environment (vectors of the same model) within
+ * The nearest other published ticket of the environment (vectors of the same model and input) within
  * SAME_FIX_MAX_DISTANCE, unless that one was asked about this one already: recorded on this ticket
  * as the question (same_fix_ticket_id, same_fix = 'asked') for a person or the investigator.
  */
@@ -131,7 +131,7 @@ async function askSameFix(tx: Queryable, ticketId: string, at: Date): Promise<{ 
   const { rows } = await tx.query<{ id: string; distance: number }>(
     `SELECT o.id, o.embedding <=> t.embedding AS distance
      FROM tickets t JOIN tickets o
-       ON o.project_id = t.project_id AND o.environment_id IS NOT DISTINCT FROM t.environment_id AND o.id <> t.id AND o.embedding_model = t.embedding_model
+       ON o.project_id = t.project_id AND o.environment_id IS NOT DISTINCT FROM t.environment_id AND o.id <> t.id AND o.embedding_model = t.embedding_model AND o.embedding_of = t.embedding_of
      WHERE t.id = $1 AND o.embedding IS NOT NULL AND o.published_at IS NOT NULL AND o.unpublished_at IS NULL
        AND o.state <> 'archived' AND o.same_fix_ticket_id IS DISTINCT FROM t.id
      ORDER BY distance, o.id

@@ -30,10 +30,11 @@ export const UNPUBLISH_BELOW_SHARE = 0.25
 export const UNPUBLISH_MIN_CHECKS = 10
 
 /**
- * Two published tickets of one environment whose narratives are at most this cosine distance apart
- * (cosine similarity 0.65 or more) may share one fix, and the gate asks. Not from the reference:
- * wider than matching's join distance (0.25, MAX_JOIN_DISTANCE), since tickets within that are one
- * problem already, and narrow enough that unrelated problems are rarely asked about; the answer is
- * a person's (or the investigator's), so a question too many costs a click, never a wrong merge.
+ * Two published tickets of one environment whose subjects (what matching embeds: a click's control
+ * on its screen, an error's message) are at most this cosine distance apart (cosine similarity 0.65
+ * or more) may share one fix, and the gate asks: a rage and a dead click on one control, two errors
+ * with near messages. Not from the reference: wider than matching's join distance (0.25,
+ * MAX_JOIN_DISTANCE), and narrow enough that unrelated problems are rarely asked about; the answer
+ * is a person's (or the investigator's), so a question too many costs a click, never a wrong merge.
  */
 export const SAME_FIX_MAX_DISTANCE = 0.35

@@ -13,7 +13,8 @@
  * Each is deduplicated: the occurrences of one kind on one target and page make one finding while
  * each comes within 10 s of the one before (a burst), so five rage clicks are one finding, not five.
  */
-import { narrate, type FrictionKind } from './narrative.js'
+import { screenOf, sameControl } from './control.js'
+import { narrate, subjectOf, type FrictionKind } from './narrative.js'
 import { byMoment, RecordingObserver, type Click, type Moment, type Observations } from './observe.js'
 
 export type { FrictionKind } from './narrative.js'
@@ -37,6 +38,11 @@ export interface FrictionFinding {
   page: string
   /** The element, as `button#pay.primary "Pay now"`. */
   target: string
+  /** The page's screen and the names the control went by (control.ts): what matching and confirmation tell controls apart by. */
+  screen: string
+  names: string[]
+  /** What matching embeds (narrative.ts subjectOf). */
+  subject: string
   /** The first click of the finding (ms since 1970): a replay opens here. */
   at: number
   narrative: string
@@ -120,25 +126,37 @@ function rageBursts(clicks: readonly Click[], answered: ReadonlySet<Click>): Occ
   return bursts
 }
 
-/** One occurrence per (kind, target, page) per burst: a later one within BURST_GAP_MS of the burst's last click joins it. */
+/**
+ * One occurrence per (kind, control, page) per burst: a later one within BURST_GAP_MS of the
+ * burst's last click joins it. The control is told by its names (control.ts), so two controls that
+ * read alike (two Change buttons in two sections) are two findings; one without a name by its description.
+ */
 function mergeBursts(occurrences: Occurrence[]): Occurrence[] {
   occurrences.sort((a, b) => byMoment(a.clicks[0]!, b.clicks[0]!))
-  const open = new Map<string, Occurrence>()
+  const open = new Map<string, Occurrence[]>()
   const merged: Occurrence[] = []
   for (const occurrence of occurrences) {
     const first = occurrence.clicks[0]!
-    const key = JSON.stringify([occurrence.kind, first.target.description, first.page])
-    const burst = open.get(key)
+    const key = JSON.stringify([occurrence.kind, first.page])
+    const bursts = open.get(key) ?? []
+    const burst = bursts.find((one) => sameTarget(one.clicks[0]!, first))
     if (burst && first.at - burst.clicks.at(-1)!.at <= BURST_GAP_MS) {
       burst.clicks = [...burst.clicks, ...occurrence.clicks].sort(byMoment)
       burst.answered += occurrence.answered
       continue
     }
     const copy = { ...occurrence, clicks: [...occurrence.clicks] }
-    open.set(key, copy)
+    // The newest burst of a target replaces its older one: only the newest can still be continued.
+    open.set(key, [...bursts.filter((one) => one !== burst), copy])
     merged.push(copy)
   }
   return merged
+}
+
+/** Whether two clicks of one page landed on one control. */
+function sameTarget(a: Click, b: Click): boolean {
+  if (a.target.names.length === 0 || b.target.names.length === 0) return a.target.description === b.target.description
+  return sameControl({ screen: '', names: a.target.names }, { screen: '', names: b.target.names })
 }
 
 function toFinding(occurrence: Occurrence): FrictionFinding {
@@ -154,7 +172,8 @@ function toFinding(occurrence: Occurrence): FrictionFinding {
     message: occurrence.error?.message,
     errorDelayMs: occurrence.error?.delayMs,
   }
-  return { kind: facts.kind, page: facts.page, target: facts.target, at: first.at, narrative: narrate(facts), clicks: facts.clicks }
+  const screen = screenOf(first.page)
+  return { kind: facts.kind, page: facts.page, target: facts.target, screen, names: first.target.names, subject: subjectOf({ ...facts, screen }), at: first.at, narrative: narrate(facts), clicks: facts.clicks }
 }
 
 /** The index of the first moment in sorted that comes after moment (binary search). */

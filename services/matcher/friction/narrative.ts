@@ -46,6 +46,21 @@ export function narrate(facts: NarrativeFacts): string {
   return cleanText(text, NARRATIVE_MAX)
 }
 
+/** Characters of a subject at most. */
+export const SUBJECT_MAX = 300
+
+/**
+ * What is specific to a finding, the text matching embeds and compares (docs/known-problems.md,
+ * "Control identity"): the narrative without its template, whose shared words (clicks, seconds,
+ * "nothing changed on the page") put every control of a screen near every other. For a rage or
+ * dead click, its target on its screen; for an error after a click, the error's message, which is
+ * what tells two problems of one control apart ('' when it had none).
+ */
+export function subjectOf(facts: Pick<NarrativeFacts, 'kind' | 'target' | 'message'> & { screen: string }): string {
+  if (facts.kind === 'error_after_click') return cleanText(facts.message ?? '', SUBJECT_MAX)
+  return cleanText(`${facts.target} on ${facts.screen}`, SUBJECT_MAX)
+}
+
 /** A duration as people read it: 1.8 s. */
 function seconds(ms: number): string {
   return `${(Math.max(0, ms) / 1000).toFixed(1)} s`

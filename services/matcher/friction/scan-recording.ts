@@ -101,9 +101,9 @@ export async function scanRecording(deps: ScanDeps, projectId: string, recording
 async function insertFindings(client: Pick<Db, 'query'>, projectId: string, recordingId: string, recording: RecordingRow, found: readonly FrictionFinding[]): Promise<string[]> {
   if (found.length === 0) return []
   const { rows } = await client.query<{ id: string }>(
-    `INSERT INTO friction_findings (project_id, environment_id, recording_id, kind, page, target, at, user_key, session_id, narrative)
-     SELECT $1, $2, $3, f.kind, f.page, f.target, f.at, $4, $5, f.narrative
-     FROM unnest($6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[]) AS f(kind, page, target, at, narrative)
+    `INSERT INTO friction_findings (project_id, environment_id, recording_id, kind, page, target, at, user_key, session_id, narrative, screen, control_names, subject)
+     SELECT $1, $2, $3, f.kind, f.page, f.target, f.at, $4, $5, f.narrative, f.screen, ARRAY(SELECT jsonb_array_elements_text(f.names)), f.subject
+     FROM unnest($6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[], $11::text[], $12::jsonb[], $13::text[]) AS f(kind, page, target, at, narrative, screen, names, subject)
      ON CONFLICT DO NOTHING
      RETURNING id`,
     [
@@ -117,6 +117,10 @@ async function insertFindings(client: Pick<Db, 'query'>, projectId: string, reco
       found.map((finding) => finding.target),
       found.map((finding) => new Date(finding.at)),
       found.map((finding) => finding.narrative),
+      found.map((finding) => finding.screen),
+      // A text[] per finding: unnest would flatten a text[][], so each goes as a JSON array.
+      found.map((finding) => JSON.stringify(finding.names)),
+      found.map((finding) => finding.subject),
     ],
   )
   return rows.map((row) => row.id)

@@ -50,9 +50,10 @@ export interface Decision {
 
 /**
  * Decides findingId once: an existing decision is answered as it is. Without an embedder and
- * without a stored vector every finding opens a new ticket (decided_by no_embeddings); an empty
- * narrative is not_a_problem. Undefined when the finding is gone (its recording was deleted).
- * Throws MatchError for a malformed vector, and the plugin's EmbeddingsUnavailable as it is.
+ * without a stored vector of its subject every finding opens a new ticket (decided_by
+ * no_embeddings); an empty narrative is not_a_problem. With one, it joins a ticket of its own
+ * control only (rule.ts). Undefined when the finding is gone (its recording was deleted). Throws
+ * MatchError for a malformed vector, and the plugin's EmbeddingsUnavailable as it is.
  */
 export async function matchFinding(deps: MatchDeps, findingId: string, embedder: Embedder | undefined): Promise<Decision | undefined> {
   const em = deps.orm.em.fork() as EntityManager
@@ -62,7 +63,9 @@ export async function matchFinding(deps: MatchDeps, findingId: string, embedder:
   if (!finding) return undefined
   const hasNarrative = finding.narrative.trim() !== ''
   if (hasNarrative && embedder) await embedFinding(em, finding, embedder)
-  const decidedBy: DecidedBy = finding.embedding || embedder ? 'embeddings' : 'no_embeddings'
+  // A vector of the narrative (kept from before migration 081, no embedder to replace it) is none.
+  const vector = finding.embeddingOf === 'subject' ? finding.embedding : null
+  const decidedBy: DecidedBy = vector ? 'embeddings' : 'no_embeddings'
 
   const fresh = deps.orm.em.fork() as EntityManager
   return fresh.transactional(async (tx) => {
@@ -75,8 +78,9 @@ export async function matchFinding(deps: MatchDeps, findingId: string, embedder:
     if (!hasNarrative) {
       row.decision = 'not_a_problem'
     } else {
-      row.shortlist = await getShortlist(tx, { projectId: finding.projectId, environmentId: finding.environmentId, kind: finding.kind, page: finding.page, embedding: finding.embedding, embeddingModel: finding.embeddingModel })
-      const chosen = finding.embedding ? chooseTicket(row.shortlist) : undefined
+      const { projectId, environmentId, kind, screen, controlNames: names, subject, embeddingModel } = finding
+      row.shortlist = await getShortlist(tx, { projectId, environmentId, kind, screen, names, subject, embedding: vector, embeddingModel })
+      const chosen = vector ? chooseTicket(kind, row.shortlist) : undefined
       row.decision = chosen ? 'joined' : 'created'
       row.distance = chosen?.distance ?? null
       ticket = chosen ? await joinTicket(tx, chosen.ticketId, finding) : await createTicket(tx, finding)

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import { LockMode } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
+import { withNames } from '../friction/control.js'
 import { IssueRecording, Ticket, TicketMatch, type FrictionFinding } from '../store/entities.js'
 import { openFrictionIssue, touchFrictionIssue } from '../store/friction-issues.js'
 
@@ -26,8 +27,12 @@ export async function createTicket(tx: EntityManager, finding: FrictionFinding):
     page: finding.page,
     target: finding.target,
     narrative: finding.narrative,
+    screen: finding.screen,
+    controlNames: [...finding.controlNames],
+    subject: finding.subject,
     embedding: finding.embedding,
     embeddingModel: finding.embedding ? finding.embeddingModel : null,
+    embeddingOf: finding.embedding ? finding.embeddingOf : null,
     pages: [finding.page],
     matched: 1,
     users,
@@ -41,8 +46,9 @@ export async function createTicket(tx: EntityManager, finding: FrictionFinding):
 
 /**
  * Joins finding to the ticket: its evidence, then the ticket's counts taken again from its evidence
- * (matched: distinct recordings; users: distinct user keys), its screens, and its issue's last
- * sighting and users. The ticket row is locked for the update: a confirmation writing its checks
+ * (matched: distinct recordings; users: distinct user keys), its pages, the names its control went
+ * by (so a control renamed one step at a time, its text in one release and its id in a later one,
+ * is still followed), and its issue's last sighting and users. The ticket row is locked for the update: a confirmation writing its checks
  * at the same time waits rather than failing the version check.
  */
 export async function joinTicket(tx: EntityManager, ticketId: string, finding: FrictionFinding): Promise<Ticket> {
@@ -55,6 +61,7 @@ export async function joinTicket(tx: EntityManager, ticketId: string, finding: F
   ticket.matched = Number(counts?.recordings ?? ticket.matched + 1)
   ticket.users = Number(counts?.users ?? ticket.users)
   ticket.pages = withPage(ticket.pages, finding.page)
+  ticket.controlNames = withNames(ticket.controlNames, finding.controlNames)
   ticket.updatedAt = new Date()
   await tx.flush()
   await touchFrictionIssue(tx, ticket.issueId, finding.at, ticket.users)

@@ -1,9 +1,9 @@
 /**
- * The matcher's tables as MikroORM entities (migration 078 creates them; the ORM never changes the
- * schema): findings, known problems (tickets), their matches, the matching decisions, the issue's
- * recordings and the matcher's jobs. Vectors go through pgvector's own MikroORM type, so a finding's
- * or a ticket's embedding reads and writes as number[]. A ticket carries a version column: every
- * write to it is an optimistic-lock update.
+ * The matcher's tables as MikroORM entities (migration 078 creates them, 081 adds the control
+ * identity; the ORM never changes the schema): findings, known problems (tickets), their matches,
+ * the matching decisions, the issue's recordings and the matcher's jobs. Vectors go through
+ * pgvector's own MikroORM type, so a finding's or a ticket's embedding reads and writes as
+ * number[]. A ticket carries a version column: every write to it is an optimistic-lock update.
  */
 import { randomUUID } from 'node:crypto'
 import { ArrayType, EntitySchema, type Type } from '@mikro-orm/core'
@@ -16,6 +16,7 @@ export const TICKET_STATES = ['candidate', 'queued', 'analyzing', 'awaiting_appr
 export type TicketState = (typeof TICKET_STATES)[number]
 
 export type DecisionKind = 'joined' | 'created' | 'not_a_problem'
+export type EmbeddingOf = 'narrative' | 'subject'
 export type DecidedBy = 'embeddings' | 'no_embeddings' | 'model'
 
 /** One moment of friction in one recording (friction_findings). */
@@ -32,8 +33,15 @@ export class FrictionFinding {
   sessionId: string | null = null
   narrative!: string
   narrativeBy: 'mechanical' | 'model' = 'mechanical'
+  /** Its control (migration 081): the page's screen and the names the control went by. */
+  screen = ''
+  controlNames: string[] = []
+  /** What matching embeds: what is specific to the finding (narrative.ts subjectOf). */
+  subject = ''
   embedding: number[] | null = null
   embeddingModel: string | null = null
+  /** What the vector was computed from: its subject, or (before 081) its narrative. */
+  embeddingOf: EmbeddingOf | null = null
   createdAt: Date = new Date()
 }
 
@@ -49,8 +57,13 @@ export class Ticket {
   page!: string
   target!: string
   narrative!: string
+  /** Its control: its first finding's screen, and every name its findings went by (the first, then the most recent 19). */
+  screen = ''
+  controlNames: string[] = []
+  subject = ''
   embedding: number[] | null = null
   embeddingModel: string | null = null
+  embeddingOf: EmbeddingOf | null = null
   pages: string[] = []
   matched = 0
   users = 0
@@ -83,8 +96,12 @@ export interface ShortlistEntry {
   ticketId: string
   /** Cosine distance to the finding's narrative; null when either has no vector of the same model. */
   distance: number | null
-  /** The ticket was seen on the finding's page. */
+  /** The ticket is of the finding's screen. */
   sharesScreen: boolean
+  /** The ticket is of the finding's control: its screen, and a name in common (only such a ticket may be joined). */
+  sameControl: boolean
+  /** Its subject reads as the finding's, word for word (what an error is compared by when there is no distance). */
+  sameSubject: boolean
   checksConfirmed: number
 }
 
@@ -135,13 +152,18 @@ export class FrictionJob {
 const vector = { type: new VectorType() as unknown as Type<number[] | null, string | null>, nullable: true } as const
 
 /**
- * text[] written as a literal with every element quoted: pages are untrusted text, and the ORM's
- * own array literal leaves a page such as NULL unquoted (read back as a null element).
+ * A text[] literal with every element quoted: pages and control names are untrusted text, and the
+ * ORM's own array literal leaves one such as NULL unquoted (read back as a null element); a raw
+ * query's parameter would spread a JavaScript array into a list instead.
  */
+export function textArrayLiteral(items: readonly string[]): string {
+  return `{${items.map((item) => `"${item.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`
+}
+
+/** text[] written as textArrayLiteral writes it. */
 class QuotedTextArrayType extends ArrayType<string> {
   override convertToDatabaseValue(value: string[] | null): string | null {
-    if (!value) return null
-    return `{${value.map((item) => `"${item.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`
+    return value ? textArrayLiteral(value) : null
   }
 }
 
@@ -161,8 +183,12 @@ export const FrictionFindingSchema = new EntitySchema<FrictionFinding>({
     sessionId: { type: 'text', nullable: true },
     narrative: { type: 'text' },
     narrativeBy: { type: 'string' },
+    screen: { type: 'text' },
+    controlNames: { type: new QuotedTextArrayType(), columnType: 'text[]' },
+    subject: { type: 'text' },
     embedding: vector,
     embeddingModel: { type: 'text', nullable: true },
+    embeddingOf: { type: 'string', nullable: true },
     createdAt: { type: 'datetime' },
   },
 })
@@ -181,8 +207,12 @@ export const TicketSchema = new EntitySchema<Ticket>({
     page: { type: 'text' },
     target: { type: 'text' },
     narrative: { type: 'text' },
+    screen: { type: 'text' },
+    controlNames: { type: new QuotedTextArrayType(), columnType: 'text[]' },
+    subject: { type: 'text' },
     embedding: vector,
     embeddingModel: { type: 'text', nullable: true },
+    embeddingOf: { type: 'string', nullable: true },
     pages: { type: new QuotedTextArrayType(), columnType: 'text[]' },
     matched: { type: 'integer' },
     users: { type: 'integer' },
