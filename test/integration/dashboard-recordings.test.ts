@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { gzipSync } from 'node:zlib'
 import t from 'tap'
 import { storeEventBatch } from '../../services/grouper/store-events.js'
 import { storedEventId as ingressEventId } from '../../services/ingress/event-id.js'
@@ -137,6 +138,23 @@ t.test('the issue page lists the sessions it happened in, and the session page t
     const body = (await answer.json()) as { recording_id: string; chunks_read: number; unreadable_seqs: number[]; capped_at_seq: number | null; cap_bytes: number; events: RrwebEvent[] }
     t.same({ ...body, events: undefined }, { recording_id: recordingA, chunks_read: 2, unreadable_seqs: [], capped_at_seq: null, cap_bytes: 16 * 1024 * 1024, events: undefined })
     t.same(body.events, [...chunk0, ...chunk1], 'every event of chunk 0, then chunk 1')
+  })
+
+  t.test('a forged chunk nested too deep to serialise is left out and named, not a failed answer', async (t) => {
+    // JSON.parse takes this (the ingress's check looks at each event's type, time and data only);
+    // JSON.stringify overflows the stack on it, which once made the whole replay a 500.
+    const forged = await seedRecording(stack.db, objects, { projectId, user: { id: 'forger' }, chunks: new Map([[0, cart.events], [1, [click(T0 + 2000, cart.buttonId)]]]) })
+    const deep = `${'{"c":['.repeat(20_000)}{}${']}'.repeat(20_000)}`
+    const text = `{"recording_id":"${forged}","seq":1,"session_id":"s","events":[{"type":5,"timestamp":${T0 + 2000},"data":{"tag":"x","payload":${deep}}}]}`
+    const { rows } = await stack.db.query<{ object_key: string }>('SELECT object_key FROM recording_chunks WHERE recording_id = $1 AND seq = 1', [forged])
+    await objects.put(rows[0]!.object_key, gzipSync(text))
+    const cookie = [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ')
+    const answer = await fetch(`${stack.baseUrl}/api/v1/projects/${projectId}/recordings/${forged}/events`, { headers: { cookie } })
+    t.equal(answer.status, 200)
+    const body = (await answer.json()) as { chunks_read: number; unreadable_seqs: number[]; events: RrwebEvent[] }
+    t.same({ chunks_read: body.chunks_read, unreadable_seqs: body.unreadable_seqs }, { chunks_read: 1, unreadable_seqs: [1] })
+    t.same(body.events, cart.events, 'the readable chunk is served')
+    t.equal((await client.get(`/projects/${projectId}/recordings/${forged}`)).status, 200, 'its session page is told')
   })
 
   t.test('the events are capped by size, and the walk says where it stopped', async (t) => {

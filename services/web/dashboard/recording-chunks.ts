@@ -14,12 +14,30 @@ export const REPLAY_CAP_BYTES = CHUNKS_CAP_BYTES
 export async function replayJson(objects: ObjectStore, recordingId: string, chunks: readonly ChunkRef[]): Promise<string> {
   const parts: string[] = []
   const cleaner = new ReplayCleaner()
-  const walk = await walkChunks(objects, chunks, (read) => {
+  const tooDeep: number[] = []
+  const walk = await walkChunks(objects, chunks, (read, seq) => {
     // Re-serialised from the checked events, one chunk at a time: nothing else of a chunk's body goes
     // to the browser, and nothing that would run or fetch in the replay (replay/clean-events.ts).
     const events = cleaner.clean(read)
-    if (events.length > 0) parts.push(JSON.stringify(events).slice(1, -1))
+    if (events.length === 0) return
+    const text = serialised(events)
+    if (text === undefined) tooDeep.push(seq)
+    else parts.push(text.slice(1, -1))
   })
-  const head = { recording_id: recordingId, chunks_read: walk.read, unreadable_seqs: walk.unreadable, capped_at_seq: walk.cappedAt ?? null, cap_bytes: REPLAY_CAP_BYTES }
+  const unreadable = [...walk.unreadable, ...tooDeep].sort((a, b) => a - b)
+  const head = { recording_id: recordingId, chunks_read: walk.read - tooDeep.length, unreadable_seqs: unreadable, capped_at_seq: walk.cappedAt ?? null, cap_bytes: REPLAY_CAP_BYTES }
   return `${JSON.stringify(head).slice(0, -1)},"events":[${parts.join(',')}]}`
+}
+
+/**
+ * The events as JSON, or undefined when they nest too deep for JSON.stringify (a forged chunk: a
+ * real page's snapshot is far shallower, and the browser could not rebuild such a tree either).
+ */
+function serialised(events: unknown[]): string | undefined {
+  try {
+    return JSON.stringify(events)
+  } catch (error) {
+    if (error instanceof RangeError) return undefined
+    throw error
+  }
 }
