@@ -19,8 +19,8 @@ import { loadModelPlugin } from '../shared/plugins/loader.js'
 import type { ModelPlugin } from '../shared/plugins/model-types.js'
 import { PluginError } from '../shared/plugins/plugin-error.js'
 import { ProvisionError } from '../scripts/throwaway-services.mjs'
-import { bugLines, PriceError, readPrices, summaryLines } from './eval-investigate-report.js'
-import { provideDatabases, Teardowns } from './eval-services.js'
+import { bugLines, PriceError, readPrices, summaryLines } from './eval/report.js'
+import { provideDatabases, Teardowns } from './eval/services.js'
 
 const teardowns = new Teardowns()
 const secrets = new Set<string>()
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   }
   print(`databases: ${await provideDatabases(teardowns)}`)
   // Only now: test/helpers/env.ts reads TEST_DATABASE_URL / TEST_REDIS_URL when first imported.
-  const { runEval } = await import('./eval-investigate-run.js')
+  const { runEval } = await import('./eval/run.js')
   const run = await runEval(teardowns, model, (secret) => secrets.add(secret))
   const scripted = model === undefined
   for (const result of run.results) for (const line of bugLines(result, prices, scripted)) print(line)

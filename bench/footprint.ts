@@ -23,9 +23,9 @@ import { startEmbeddedPostgres } from '../shared/embedded/index.js'
 import { createLogger } from '../shared/log.js'
 import { createRedis } from '../shared/redis.js'
 import { SEED_INGEST_KEY } from '../shared/seed.js'
-import { realisticEvent } from './events.js'
-import { pacedPost } from './paced-post.js'
-import { mb, processTree, type ProcessMemory } from './process-tree.js'
+import { realisticEvent } from './load/events.js'
+import { pacedPost } from './load/paced-post.js'
+import { mb, processTree, type ProcessMemory } from './load/process-tree.js'
 
 const EVENTS = Number(process.env.BENCH_FOOTPRINT_EVENTS ?? 10_000)
 const RATE = Number(process.env.BENCH_FOOTPRINT_RATE ?? 500)

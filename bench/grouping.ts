@@ -7,8 +7,8 @@
  * its throw sites land in then) and warm.
  */
 import { loadCorpus } from '../test/fixtures/grouping-corpus/corpus.js'
-import { groupCorpus, siteMappedRight } from './grouping-corpus.js'
-import { pairwise, percent } from './grouping-metrics.js'
+import { groupCorpus, siteMappedRight } from './grouping/corpus.js'
+import { pairwise, percent } from './grouping/metrics.js'
 
 const corpus = loadCorpus()
 const count = (key: (e: (typeof corpus.events)[number]) => string): string => {

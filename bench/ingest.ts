@@ -3,15 +3,15 @@
  * against real PostgreSQL and Redis:
  *   1. raw ceiling: a bare uWebSockets.js route answering 202 to a 2 KB POST (wrk);
  *   2. accepted: the real ingress (auth, validation, rate-limit Lua, XADD) with 2 KB events (wrk);
- *      and recording chunks of about 100 KB of rrweb-like JSON, gzipped (bench/recording-load.ts),
+ *      and recording chunks of about 100 KB of rrweb-like JSON, gzipped (bench/load/recording-load.ts),
  *      each stored in the object store (a local folder here) and put on the recordings stream;
  *   3. event-to-issue latency at 1,000 events/s through ingress and worker, with the grouper alone
  *      and with every actor;
  *   4. drained: a pre-filled events stream grouped and stored by one worker process with the
  *      grouper alone and with every actor, and by two with every actor on the same Redis and
- *      PostgreSQL (bench/drain.ts), clock stopped when every event is in PostgreSQL and the group
+ *      PostgreSQL (bench/load/drain.ts), clock stopped when every event is in PostgreSQL and the group
  *      has nothing left.
- * Raw and accepted take the same load (1,000 distinct realistic events, bench/wrk.ts), after a
+ * Raw and accepted take the same load (1,000 distinct realistic events, bench/load/wrk.ts), after a
  * warm-up each, in alternating rounds, so a machine that drifts during the run moves both alike;
  * the medians are compared. Servers run as child processes so the load generator does not share
  * their event loop. Uses BENCH_DATABASE_URL / BENCH_REDIS_URL, else the machine's local servers; a
@@ -28,12 +28,12 @@ import { createDb, type Db } from '../shared/db.js'
 import { migrate } from '../shared/migrate.js'
 import { createRedis, streamKeys } from '../shared/redis.js'
 import { applySeed, SEED_INGEST_KEY } from '../shared/seed.js'
-import { child, startIngressChild, stopChild, SVC, waitHttp } from './children.js'
-import { measureDrain, type Drained } from './drain.js'
-import { realisticEvent } from './events.js'
-import { pacedPost } from './paced-post.js'
-import { writeRecordingLoad } from './recording-load.js'
-import { requireWrk, runWrk, writeLoads, type WrkResult } from './wrk.js'
+import { child, startIngressChild, stopChild, SVC, waitHttp } from './load/children.js'
+import { measureDrain, type Drained } from './load/drain.js'
+import { realisticEvent } from './load/events.js'
+import { pacedPost } from './load/paced-post.js'
+import { writeRecordingLoad } from './load/recording-load.js'
+import { requireWrk, runWrk, writeLoads, type WrkResult } from './load/wrk.js'
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -133,7 +133,7 @@ async function main(): Promise<void> {
 
     // 1 and 2. The bare route and the real ingress (no worker competing for the cores), both up
     // and warmed, then measured in alternating rounds under the same load.
-    const raw = child(['--import', 'tsx', fileURLToPath(new URL('./raw-uws.ts', import.meta.url)), String(RAW_PORT)], {})
+    const raw = child(['--import', 'tsx', fileURLToPath(new URL('./load/raw-uws.ts', import.meta.url)), String(RAW_PORT)], {})
     children.push(raw)
     await waitHttp(`http://127.0.0.1:${RAW_PORT}/`, { method: 'POST', body: '{}' })
     const ingress = await startIngressChild(env)

@@ -1,15 +1,15 @@
 /**
  * npm run bench:match: the matcher's costs, part by part, in one run. Each part is a module of
  * its own that measures and formats (bench/match-<part>.ts); this file runs them in order and
- * prints their lines. Parts: embeddings (bench/match-embeddings.ts), one matching decision's p99
- * with 10,000 known problems in the environment (bench/match-decision.ts), and the matching
+ * prints their lines. Parts: embeddings (bench/match/embeddings.ts), one matching decision's p99
+ * with 10,000 known problems in the environment (bench/match/decision.ts), and the matching
  * corpus's decisions scored against its ground truth: joins right, splits, merges and the checks
- * (bench/match-corpus.ts, test/fixtures/matching-corpus).
+ * (bench/match/corpus.ts, test/fixtures/matching-corpus).
  */
 import { availableParallelism, loadavg } from 'node:os'
-import { runMatchCorpusBench } from './match-corpus.js'
-import { runMatchDecisionBench } from './match-decision.js'
-import { benchEmbeddings, formatEmbeddingsBench } from './match-embeddings.js'
+import { runMatchCorpusBench } from './match/corpus.js'
+import { runMatchDecisionBench } from './match/decision.js'
+import { benchEmbeddings, formatEmbeddingsBench } from './match/embeddings.js'
 
 /** One part of the bench: a name for the heading, and its run that answers the lines to print. */
 interface BenchPart {

@@ -5,7 +5,7 @@
  * grouper on real PostgreSQL. Every defect must be exactly one issue, told in source terms.
  */
 import t from 'tap'
-import { pairwise } from '../../bench/grouping-metrics.js'
+import { pairwise } from '../../bench/grouping/metrics.js'
 import { loadCorpus } from '../fixtures/grouping-corpus/corpus.js'
 import { postEvent, startTestStack, waitFor } from '../helpers/stack.js'
 

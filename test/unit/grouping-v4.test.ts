@@ -1,7 +1,7 @@
 import t from 'tap'
 import { groupEvent, type SourceStatement, type StackFrame } from '../../services/grouper/grouping/index.js'
 import { loadCorpus } from '../fixtures/grouping-corpus/corpus.js'
-import { groupCorpus } from '../../bench/grouping-corpus.js'
+import { groupCorpus } from '../../bench/grouping/corpus.js'
 
 const BUNDLE = { file: 'https://shop.example/assets/index-1a2b3c4d.js', line: 1 }
 

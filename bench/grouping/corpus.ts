@@ -3,10 +3,10 @@
  * parsed, symbolicated against the corpus's own maps (by debug id, else release and URL path, as
  * uploaded maps are found), then fingerprinted. Shared by npm run bench:grouping and its test.
  */
-import { CURRENT_GROUPING_VERSION, groupEvent, isFetchFailure, lastFailedRequest, parseFrames, type GroupingResult, type StackFrame } from '../services/grouper/grouping/index.js'
-import { Symbolicator, type MapSource } from '../services/grouper/symbolication/symbolicator.js'
-import { normalizeSourcePath } from '../shared/source-path.js'
-import type { Corpus, CorpusEvent } from '../test/fixtures/grouping-corpus/corpus.js'
+import { CURRENT_GROUPING_VERSION, groupEvent, isFetchFailure, lastFailedRequest, parseFrames, type GroupingResult, type StackFrame } from '../../services/grouper/grouping/index.js'
+import { Symbolicator, type MapSource } from '../../services/grouper/symbolication/symbolicator.js'
+import { normalizeSourcePath } from '../../shared/source-path.js'
+import type { Corpus, CorpusEvent } from '../../test/fixtures/grouping-corpus/corpus.js'
 
 const PROJECT = '00000000-0000-4000-8000-00000000c0c0'
 

@@ -6,21 +6,21 @@
  * findings carry their vectors already: this is the lock, the shortlist through the screen and
  * HNSW indexes and the writes, not the embeddings provider.
  *
- * `node --import tsx bench/match-decision.ts` runs it alone on a scratch database of
+ * `node --import tsx bench/match/decision.ts` runs it alone on a scratch database of
  * BENCH_DATABASE_URL's server (default: a throwaway PostgreSQL, as `npm test` starts one);
  * bench/match.ts calls benchMatchDecision beside the embeddings figures.
  */
 import { randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
 import pg from 'pg'
-import { createDb } from '../shared/db.js'
-import { migrate } from '../shared/migrate.js'
-import { createOrm } from '../shared/orm.js'
-import { EMBEDDING_DIMENSIONS } from '../shared/plugins/embeddings-types.js'
-import { matchFinding } from '../services/matcher/match/index.js'
-import { addFinding, addProject, addRandomTickets } from '../services/matcher/match/fixtures.js'
-import { MATCHER_ENTITIES } from '../services/matcher/store/entities.js'
-import { startPostgres } from '../scripts/throwaway-services.mjs'
+import { createDb } from '../../shared/db.js'
+import { migrate } from '../../shared/migrate.js'
+import { createOrm } from '../../shared/orm.js'
+import { EMBEDDING_DIMENSIONS } from '../../shared/plugins/embeddings-types.js'
+import { matchFinding } from '../../services/matcher/match/index.js'
+import { addFinding, addProject, addRandomTickets } from '../../services/matcher/match/fixtures.js'
+import { MATCHER_ENTITIES } from '../../services/matcher/store/entities.js'
+import { startPostgres } from '../../scripts/throwaway-services.mjs'
 
 export interface MatchDecisionOptions {
   /** A PostgreSQL server with pgvector; the bench makes a scratch database on it and drops it after. */

@@ -4,7 +4,7 @@
  * and the databases: TEST_DATABASE_URL / TEST_REDIS_URL when set, else a throwaway PostgreSQL and
  * Redis started as `npm test` starts them (scripts/throwaway-services.mjs).
  */
-import { startPostgres, startRedis } from '../scripts/throwaway-services.mjs'
+import { startPostgres, startRedis } from '../../scripts/throwaway-services.mjs'
 
 /** Cleanups run in reverse order of registration; a failing one does not stop the rest. */
 export class Teardowns {

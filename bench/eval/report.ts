@@ -3,7 +3,7 @@
  * the expected state and, where the fixture names them, with the expected reason code, citing the
  * culprit file (among any others it cites), and naming the third party as the cause.
  */
-import type { BugResult } from './eval-investigate-run.js'
+import type { BugResult } from './run.js'
 
 /** US dollars per million input and output tokens, from EVAL_PRICE_IN_PER_MTOK / EVAL_PRICE_OUT_PER_MTOK. */
 export interface Prices {

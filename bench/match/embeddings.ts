@@ -5,11 +5,11 @@
  * narrative costs alone (the matcher's usual call: a finding at a time) and the same work on the
  * calling thread without a pool, for scale.
  */
-import { createEmbedder } from '../services/matcher/embeddings/index.js'
-import { loadConfig, readEnv, type Config } from '../shared/config.js'
-import { createLogger } from '../shared/log.js'
-import { loadEmbeddingsPlugin } from '../shared/plugins/loader.js'
-import type { EmbeddingsPlugin } from '../shared/plugins/embeddings-types.js'
+import { createEmbedder } from '../../services/matcher/embeddings/index.js'
+import { loadConfig, readEnv, type Config } from '../../shared/config.js'
+import { createLogger } from '../../shared/log.js'
+import { loadEmbeddingsPlugin } from '../../shared/plugins/loader.js'
+import type { EmbeddingsPlugin } from '../../shared/plugins/embeddings-types.js'
 import { frictionNarratives, type Narrative } from './friction-narratives.js'
 
 export interface EmbeddingsBenchOptions {

@@ -5,11 +5,11 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import type { Db } from '../shared/db.js'
-import { packedEntryFields, packedRecord } from '../shared/event.js'
-import { SEED_PROJECT_ID } from '../shared/seed.js'
-import { queueDepth } from '../shared/streams/index.js'
-import { GROUPS } from '../shared/topology.js'
+import type { Db } from '../../shared/db.js'
+import { packedEntryFields, packedRecord } from '../../shared/event.js'
+import { SEED_PROJECT_ID } from '../../shared/seed.js'
+import { queueDepth } from '../../shared/streams/index.js'
+import { GROUPS } from '../../shared/topology.js'
 import { child, stopChild, SVC, waitHttp } from './children.js'
 import { realisticEvent } from './events.js'
 

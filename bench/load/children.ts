@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
-export const SVC = fileURLToPath(new URL('../bin/svc.js', import.meta.url))
+export const SVC = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
 
 /** Resolves once something answers at url (30 s at most). */
 export async function waitHttp(url: string, init?: RequestInit): Promise<void> {

@@ -10,8 +10,8 @@
  * - a wrong confirmation: a check confirmed on a recording that did not show the problem; a missed
  *   one: a check not confirmed on a recording that showed it.
  */
-import { controlOf } from '../test/fixtures/matching-corpus/corpus.js'
-import type { CorpusRun } from './match-corpus.js'
+import { controlOf } from '../../test/fixtures/matching-corpus/corpus.js'
+import type { CorpusRun } from './corpus.js'
 
 export interface CorpusScore {
   findings: number

@@ -5,8 +5,8 @@
  * For the bench:match parts (embeddings, and the matching decisions' sample).
  */
 
-import { screenOf } from '../services/matcher/friction/control.js'
-import { subjectOf } from '../services/matcher/friction/narrative.js'
+import { screenOf } from '../../services/matcher/friction/control.js'
+import { subjectOf } from '../../services/matcher/friction/narrative.js'
 
 /** One narrative and the problem it is an instance of (what a perfect matcher would group by). */
 export interface Narrative {
