@@ -24,6 +24,7 @@ import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
+import { SERVICE_NAMES } from '../shared/config.js'
 import { createDb, type Db } from '../shared/db.js'
 import { migrate } from '../shared/migrate.js'
 import { createRedis, streamKeys } from '../shared/redis.js'
@@ -50,8 +51,11 @@ const INGRESS_THREADS = process.env.BENCH_INGRESS_THREADS ?? String(availablePar
 /** Distinct recording chunks the load cycles through. */
 const RECORDING_CHUNKS = 200
 
-/** The worker's actors in each setup measured: the grouper alone, and every actor (svc worker's default). */
-const SERVICES = { grouper: 'grouper', all: 'grouper,investigator' } as const
+/**
+ * The worker's actors in each setup measured: the grouper alone, and every actor: svc worker's
+ * default set, read from the code (SVC_SERVICES unset or "all" runs SERVICE_NAMES).
+ */
+const SERVICES = { grouper: 'grouper', all: SERVICE_NAMES.join(',') } as const
 type Setup = keyof typeof SERVICES
 const SETUPS: readonly Setup[] = ['grouper', 'all']
 
