@@ -1,6 +1,7 @@
 // Lint: typescript-eslint's recommended rules plus the house caps from STYLE.md.
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
+import serviceFaces from './scripts/lint-service-faces.mjs'
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.svc-data/**', 'test/fixtures/**', 'sdk/dist/**', 'tmp/**'] },
@@ -23,6 +24,13 @@ export default tseslint.config(
   {
     files: ['services/web/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+(services/)?ingress/', message: 'services/web must not import services/ingress: put what both need in shared/, or wire it in bin/front/.' }] }] },
+  },
+  {
+    // One owner per room: a service reaches another only through its index.ts, its read face
+    // (read.ts or read/) or its commands (commands.ts or commands/); scripts/lint-service-faces.mjs.
+    files: ['services/**/*.ts'],
+    plugins: { house: serviceFaces },
+    rules: { 'house/service-faces': 'error' },
   },
   {
     // The kernel imports no service.
