@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { EntitySchema } from '@mikro-orm/core'
+import { leasedProperties } from '../../../shared/jobs/leased-columns.js'
 
 export const DIGEST_STATES = ['queued', 'running', 'delivered', 'kept', 'empty', 'undelivered'] as const
 export type DigestState = (typeof DIGEST_STATES)[number]
@@ -75,13 +76,8 @@ export const DigestSchema = new EntitySchema<Digest>({
     localDate: { type: 'string', columnType: 'date' },
     timezone: { type: 'text' },
     dueAt: { type: 'datetime' },
-    state: { type: 'string' },
+    ...leasedProperties('when due'),
     step: { type: 'string' },
-    notBefore: { type: 'datetime' },
-    attempts: { type: 'integer' },
-    leaseUntil: { type: 'datetime', nullable: true },
-    startedAt: { type: 'datetime', nullable: true },
-    version: { type: 'integer', version: true },
     windowStart: { type: 'datetime', nullable: true },
     windowEnd: { type: 'datetime', nullable: true },
     writtenBy: { type: 'string' },

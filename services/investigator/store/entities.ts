@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { BigIntType, EntitySchema } from '@mikro-orm/core'
+import { leasedProperties } from '../../../shared/jobs/leased-columns.js'
 import { FixEvidenceSchema, FixSchema } from './fix-entities.js'
 
 export const ACTIVE_STATES = ['queued', 'analyzing'] as const
@@ -95,9 +96,7 @@ export const InvestigationSchema = new EntitySchema<Investigation>({
     episode: { type: 'integer' },
     trigger: { type: 'string' },
     requestedBy: { type: 'uuid', nullable: true },
-    state: { type: 'string' },
-    attempts: { type: 'integer' },
-    leaseUntil: { type: 'datetime' },
+    ...leasedProperties('at once'),
     release: { type: 'text', nullable: true },
     repo: { type: 'text' },
     repoUrl: { type: 'text' },
@@ -107,9 +106,7 @@ export const InvestigationSchema = new EntitySchema<Investigation>({
     inputTokens: counter,
     outputTokens: counter,
     durationMs: { type: 'integer' },
-    version: { type: 'integer', version: true },
     createdAt: { type: 'datetime' },
-    startedAt: { type: 'datetime', nullable: true },
     finishedAt: { type: 'datetime', nullable: true },
   },
 })

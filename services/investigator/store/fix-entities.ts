@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { BigIntType, EntitySchema } from '@mikro-orm/core'
+import { leasedProperties } from '../../../shared/jobs/leased-columns.js'
 
 export const FIX_ACTIVE_STATES = ['queued', 'fixing'] as const
 export const FIX_FINAL_STATES = ['pr_draft', 'pr_created', 'needs_human'] as const
@@ -84,9 +85,7 @@ export const FixSchema = new EntitySchema<Fix>({
     projectId: { type: 'uuid' },
     trigger: { type: 'string' },
     requestedBy: { type: 'uuid', nullable: true },
-    state: { type: 'string' },
-    attempts: { type: 'integer' },
-    leaseUntil: { type: 'datetime' },
+    ...leasedProperties('at once'),
     repo: { type: 'text' },
     baseSha: { type: 'text' },
     branch: { type: 'text' },
@@ -110,9 +109,7 @@ export const FixSchema = new EntitySchema<Fix>({
     inputTokens: counter,
     outputTokens: counter,
     durationMs: { type: 'integer' },
-    version: { type: 'integer', version: true },
     createdAt: { type: 'datetime' },
-    startedAt: { type: 'datetime', nullable: true },
     finishedAt: { type: 'datetime', nullable: true },
   },
 })

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import { ArrayType, EntitySchema, type Type } from '@mikro-orm/core'
 import { VectorType } from 'pgvector/mikro-orm'
+import { leasedProperties } from '../../../shared/jobs/leased-columns.js'
 
 export const FINDING_KINDS = ['rage_click', 'dead_click', 'error_after_click', 'form_abandon'] as const
 export type FindingKind = (typeof FINDING_KINDS)[number]
@@ -280,14 +281,9 @@ export const FrictionJobSchema = new EntitySchema<FrictionJob>({
     projectId: { type: 'uuid' },
     environmentId: { type: 'uuid', nullable: true },
     subject: { type: 'uuid' },
-    state: { type: 'string' },
+    ...leasedProperties('when due'),
     source: { type: 'string' },
     allowMissingEmbeddings: { type: 'boolean' },
-    notBefore: { type: 'datetime' },
-    attempts: { type: 'integer' },
-    leaseUntil: { type: 'datetime', nullable: true },
-    startedAt: { type: 'datetime', nullable: true },
-    version: { type: 'integer', version: true },
     error: { type: 'text', nullable: true },
     createdAt: { type: 'datetime' },
     updatedAt: { type: 'datetime' },
