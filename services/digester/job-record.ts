@@ -5,8 +5,7 @@
  * dispatched by the sweep then, with the attempts counted afresh for that step.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { claimRow, LeasedRecord, type ClaimOptions, type JobClaim } from '../../shared/jobs/index.js'
-import type { Orm } from '../../shared/orm.js'
+import { LeasedJobRecord, leasedClaim } from '../../shared/jobs/index.js'
 import { countDigestEnd } from './metrics.js'
 import { Digest, DigestItem, type DigestStep } from './store/entities.js'
 
@@ -21,28 +20,7 @@ export type DigestEnd =
 export const DIGEST_FINAL_STATES = ['delivered', 'kept', 'empty', 'undelivered'] as const
 export const DIGEST_ACTIVE_STATES = ['queued', 'running'] as const
 
-/** Claims digest id: running, one more attempt (unless only to stop it), the lease starting now. */
-export async function claimDigest(orm: Orm, id: string, leaseMs: number, options: ClaimOptions<Digest> = {}): Promise<JobClaim<DigestRecord>> {
-  const em = options.loaded?.em ?? (orm.em.fork() as EntityManager)
-  const row = options.loaded?.row ?? (await em.findOne(Digest, id))
-  return claimRow(
-    em,
-    row,
-    {
-      finalStates: DIGEST_FINAL_STATES,
-      runningState: 'running',
-      leaseMs,
-      record: (held, digest) => new DigestRecord(held, digest, leaseMs),
-      claimed: (_, digest) => {
-        digest.updatedAt = new Date()
-        return Promise.resolve()
-      },
-    },
-    options,
-  )
-}
-
-export class DigestRecord extends LeasedRecord<Digest> {
+export class DigestRecord extends LeasedJobRecord<Digest> {
   get digest(): Digest {
     return this.row
   }
@@ -52,13 +30,9 @@ export class DigestRecord extends LeasedRecord<Digest> {
     return this.em.find(DigestItem, { digestId: this.row.id }, { orderBy: { position: 'asc' } })
   }
 
-  /** Hands the step back as queued (for the stream's retry, or with a lease of 0 for the sweep at once); the attempt stays counted. */
-  requeue(leaseMs = this.leaseMs): Promise<void> {
-    return this.write((_, row) => {
-      row.state = 'queued'
-      row.leaseUntil = new Date(Date.now() + leaseMs)
-      row.updatedAt = new Date()
-    })
+  /** A requeued step (for the stream's retry, or with a lease of 0 for the sweep at once) is touched; the attempt stays counted. */
+  protected override requeued(_: EntityManager, row: Digest): void {
+    row.updatedAt = new Date()
   }
 
   /** Ends the step once, with what it made. */
@@ -85,3 +59,14 @@ export class DigestRecord extends LeasedRecord<Digest> {
     })
   }
 }
+
+/** Claims a digest: running, one more attempt (unless only to stop it), the lease starting now. */
+export const claimDigest = leasedClaim({
+  entity: Digest,
+  finalStates: DIGEST_FINAL_STATES,
+  runningState: 'running',
+  record: DigestRecord,
+  claimed: (_, digest) => {
+    digest.updatedAt = new Date()
+  },
+})

@@ -5,8 +5,7 @@
  * matching decision), each safe to run again.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { claimRow, LeasedRecord, type ClaimOptions, type JobClaim } from '../../shared/jobs/index.js'
-import type { Orm } from '../../shared/orm.js'
+import { LeasedJobRecord, leasedClaim } from '../../shared/jobs/index.js'
 import { countJobEnd } from './metrics.js'
 import { FrictionJob } from './store/entities.js'
 
@@ -20,22 +19,7 @@ export type FrictionEnd = { state: 'completed'; queued?: readonly string[]; agai
 export const FRICTION_FINAL_STATES = ['completed', 'failed'] as const
 export const FRICTION_ACTIVE_STATES = ['pending', 'claimed'] as const
 
-/** Claims friction job id: claimed, one more attempt (unless only to stop it), the lease starting now. */
-export async function claimFrictionJob(orm: Orm, id: string, leaseMs: number, options: ClaimOptions<FrictionJob> = {}): Promise<JobClaim<FrictionJobRecord>> {
-  const em = options.loaded?.em ?? (orm.em.fork() as EntityManager)
-  const row = options.loaded?.row ?? (await em.findOne(FrictionJob, id))
-  return claimRow(em, row, {
-    finalStates: FRICTION_FINAL_STATES,
-    runningState: 'claimed',
-    leaseMs,
-    record: (held, job) => new FrictionJobRecord(held, job, leaseMs),
-    claimed: async (_, job) => {
-      job.updatedAt = new Date()
-    },
-  }, options)
-}
-
-export class FrictionJobRecord extends LeasedRecord<FrictionJob> {
+export class FrictionJobRecord extends LeasedJobRecord<FrictionJob> {
   /** Jobs the finished work queued, to dispatch once the end committed. */
   queued: readonly string[] = []
   /** A confirm job's next batch of checks, queued once the end committed. */
@@ -45,16 +29,11 @@ export class FrictionJobRecord extends LeasedRecord<FrictionJob> {
     return this.row
   }
 
-  /**
-   * Hands the job back as pending: for the stream's next delivery (a failure it may outlast), or,
-   * with a lease of 0, for the sweeper to dispatch at once. The attempt stays counted.
-   */
-  requeue(leaseMs = this.leaseMs): Promise<void> {
-    return this.write((_, row) => {
-      row.state = 'pending'
-      row.leaseUntil = new Date(Date.now() + leaseMs)
-      row.updatedAt = new Date()
-    })
+  /** A requeued job (for the stream's next delivery, or with a lease of 0 for the sweeper at once) goes back to pending, touched. */
+  protected override readonly queuedState = 'pending'
+
+  protected override requeued(_: EntityManager, row: FrictionJob): void {
+    row.updatedAt = new Date()
   }
 
   /** Ends the job once: completed, or failed with `<code>: <message>` in its error. */
@@ -73,3 +52,14 @@ export class FrictionJobRecord extends LeasedRecord<FrictionJob> {
     })
   }
 }
+
+/** Claims a friction job: claimed, one more attempt (unless only to stop it), the lease starting now. */
+export const claimFrictionJob = leasedClaim({
+  entity: FrictionJob,
+  finalStates: FRICTION_FINAL_STATES,
+  runningState: 'claimed',
+  record: FrictionJobRecord,
+  claimed: (_, job) => {
+    job.updatedAt = new Date()
+  },
+})

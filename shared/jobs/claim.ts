@@ -4,7 +4,9 @@
  * moves it to the running state with one more attempt (unless it is claimed only to be stopped) and
  * a fresh lease, together with what the kind moves beside it (the issue's status).
  */
+import type { EntityName } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Orm } from '../orm.js'
 import type { ClaimOptions, JobClaim, JobRow } from './job-kind.js'
 import type { LeasedRecord } from './leased-record.js'
 
@@ -37,4 +39,33 @@ export async function claimRow<Row extends JobRow, Rec extends LeasedRecord<Row>
   if (options.deferred) record.defer(claim)
   else await record.write(claim)
   return { status: 'claimed', record }
+}
+
+/** What a kind's default claim needs: its rows, its states, its record class, and what moves with a claim. */
+export interface LeasedClaim<Row extends JobRow, Rec> {
+  entity: EntityName<Row>
+  finalStates: readonly string[]
+  runningState: string
+  /** The kind's LeasedRecord, made for each claim. */
+  record: new (em: EntityManager, row: Row, leaseMs: number) => Rec
+  /** What moves with the claim in its transaction (the status, an updated_at); nothing unless said. */
+  claimed?(tx: EntityManager, row: Row): Promise<void> | void
+}
+
+/** The default claim of a kind (its JobKind's claim): the row the runner read, or read now, claimed with claimRow. */
+export function leasedClaim<Row extends JobRow, Rec extends LeasedRecord<Row>>(spec: LeasedClaim<Row, Rec>): (orm: Orm, id: string, leaseMs: number, options?: ClaimOptions<Row>) => Promise<JobClaim<Rec>> {
+  return async (orm, id, leaseMs, options = {}) => {
+    const em = options.loaded?.em ?? (orm.em.fork() as EntityManager)
+    const row = options.loaded?.row ?? ((await em.findOne(spec.entity, id as never)) as Row | null)
+    const claim: ClaimSpec<Row, Rec> = {
+      finalStates: spec.finalStates,
+      runningState: spec.runningState,
+      leaseMs,
+      record: (held, claimed) => new spec.record(held, claimed, leaseMs),
+      claimed: async (tx, claimed) => {
+        await spec.claimed?.(tx, claimed)
+      },
+    }
+    return claimRow(em, row, claim, options)
+  }
 }

@@ -6,8 +6,9 @@
  */
 export { jobStream, type JobStream } from './job-stream.js'
 export type { ClaimOptions, JobClaim, JobGrant, JobKind, JobRecord, JobRow } from './job-kind.js'
-export { LeasedRecord, RunTakenOver } from './leased-record.js'
-export { claimRow, type ClaimSpec } from './claim.js'
+export { LeasedJobRecord, LeasedRecord, RunTakenOver } from './leased-record.js'
+export { claimRow, leasedClaim, type ClaimSpec, type LeasedClaim } from './claim.js'
+export { leasedProperties, type Dispatched } from './leased-columns.js'
 export { FleetSlots } from './slots.js'
 export { keepRenewing, waitForSlot } from './keepers.js'
 export { settleJobError, type FailedJob } from './settle.js'

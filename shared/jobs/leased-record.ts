@@ -83,3 +83,24 @@ export class LeasedRecord<Row extends { leaseUntil: Date | null; attempts: numbe
     })
   }
 }
+
+/** A LeasedRecord of a job row with the kit's default requeue: back to the kind's queued state with a fresh lease. */
+export class LeasedJobRecord<Row extends { state: string; leaseUntil: Date | null; attempts: number }> extends LeasedRecord<Row> {
+  /** The state a requeued job goes back to. */
+  protected readonly queuedState: string = 'queued'
+
+  /**
+   * Hands the job back as queued: for the stream's next delivery (a failure it may outlast), or,
+   * with a lease of 0, for the sweeper to dispatch at once. The attempt stays counted.
+   */
+  requeue(leaseMs = this.leaseMs): Promise<void> {
+    return this.write(async (tx, row) => {
+      row.state = this.queuedState
+      row.leaseUntil = new Date(Date.now() + leaseMs)
+      await this.requeued(tx, row)
+    })
+  }
+
+  /** What moves with a requeue, in its transaction (the status, an updated_at); nothing unless the kind says. */
+  protected requeued(_tx: EntityManager, _row: Row): Promise<void> | void {}
+}

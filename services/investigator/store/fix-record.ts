@@ -9,7 +9,7 @@ import type { CommandResult } from '../../../shared/plugins/sandbox-types.js'
 import { countFixEnd, countSandboxCommand } from '../metrics.js'
 import { setIssueStatus } from './grouper-issues.js'
 import { Fix, FIX_FINAL_STATES, FixEvidence, type Delivery, type EvidenceTier } from './fix-entities.js'
-import { claimRow, LeasedRecord, RunTakenOver, type ClaimOptions, type JobClaim } from '../../../shared/jobs/index.js'
+import { LeasedJobRecord, leasedClaim, RunTakenOver, type ClaimOptions, type JobClaim } from '../../../shared/jobs/index.js'
 
 export { RunTakenOver }
 
@@ -20,20 +20,7 @@ export type FixEnd =
   | { kind: 'delivered'; delivery: Delivery; prNumber: number; prUrl: string; headSha: string; prReady: boolean }
   | { kind: 'stopped'; reasonCode: string; reasonMessage: string; remediation: string }
 
-/** Claims a fix: fixing, one more attempt (unless only to stop it), the lease starting now. */
-export async function claimFix(orm: Orm, fixId: string, leaseMs: number, options: ClaimOptions<Fix> = {}): Promise<FixClaim> {
-  const em = options.loaded?.em ?? (orm.em.fork() as EntityManager)
-  const row = options.loaded?.row ?? (await em.findOne(Fix, fixId))
-  return claimRow(em, row, {
-    finalStates: FIX_FINAL_STATES,
-    runningState: 'fixing',
-    leaseMs,
-    record: (held, fix) => new FixRecord(held, fix, leaseMs),
-    claimed: (tx, fix) => setIssueStatus(tx, fix.issueId, 'fixing', '', ''),
-  }, options)
-}
-
-export class FixRecord extends LeasedRecord<Fix> {
+export class FixRecord extends LeasedJobRecord<Fix> {
   #seq = 0
   /** The checks this attempt executed, in order (for the pull request's description). */
   readonly checks: FixEvidence[] = []
@@ -86,13 +73,9 @@ export class FixRecord extends LeasedRecord<Fix> {
     })
   }
 
-  /** Hands the fix back to the queue (an outage the stream retries, or a stopping worker: lease 0). */
-  requeue(leaseMs = this.leaseMs): Promise<void> {
-    return this.write(async (tx, row) => {
-      row.state = 'queued'
-      row.leaseUntil = new Date(Date.now() + leaseMs)
-      await setIssueStatus(tx, row.issueId, 'investigated', '', '')
-    })
+  /** A fix handed back to the queue (an outage the stream retries, or a stopping worker: lease 0) takes its issue back to investigated. */
+  protected override requeued(tx: EntityManager, row: Fix): Promise<void> {
+    return setIssueStatus(tx, row.issueId, 'investigated', '', '')
   }
 
   /** Ends the fix: pr_draft or pr_created with its pull request, or needs_human with the reason. */
@@ -110,6 +93,15 @@ export class FixRecord extends LeasedRecord<Fix> {
     }).then(() => countFixEnd(end))
   }
 }
+
+/** Claims a fix: fixing, one more attempt (unless only to stop it), the lease starting now. */
+export const claimFix: (orm: Orm, fixId: string, leaseMs: number, options?: ClaimOptions<Fix>) => Promise<FixClaim> = leasedClaim({
+  entity: Fix,
+  finalStates: FIX_FINAL_STATES,
+  runningState: 'fixing',
+  record: FixRecord,
+  claimed: (tx, fix) => setIssueStatus(tx, fix.issueId, 'fixing', '', ''),
+})
 
 /** The tail of a command's output, where the failures are; capped for the record. */
 function excerpt(output: string): string {

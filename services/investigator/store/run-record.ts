@@ -7,7 +7,7 @@ import type { Orm } from '../../../shared/orm.js'
 import { countInvestigationOutcome } from '../metrics.js'
 import { setIssueStatus } from './grouper-issues.js'
 import { queueFix } from './fix-queue.js'
-import { claimRow, LeasedRecord, RunTakenOver, type ClaimOptions, type JobClaim } from '../../../shared/jobs/index.js'
+import { LeasedJobRecord, leasedClaim, RunTakenOver, type ClaimOptions, type JobClaim } from '../../../shared/jobs/index.js'
 import { Investigation, InvestigationCitation, InvestigationOutcome, InvestigationStep, OUTCOME_KINDS, type OutcomeKind, type OutsideCause } from './entities.js'
 
 export { RunTakenOver }
@@ -27,20 +27,7 @@ export interface OutcomeRecord {
 
 export type Claim = JobClaim<RunRecord>
 
-/** Claims an investigation for a run: analyzing, one more attempt (unless only to stop it), the lease starting now. */
-export async function claimRun(orm: Orm, investigationId: string, leaseMs: number, options: ClaimOptions<Investigation> = {}): Promise<Claim> {
-  const em = options.loaded?.em ?? (orm.em.fork() as EntityManager)
-  const row = options.loaded?.row ?? (await em.findOne(Investigation, investigationId))
-  return claimRow(em, row, {
-    finalStates: OUTCOME_KINDS,
-    runningState: 'analyzing',
-    leaseMs,
-    record: (held, investigation) => new RunRecord(held, investigation, leaseMs),
-    claimed: (tx, investigation) => setIssueStatus(tx, investigation.issueId, 'analyzing', '', ''),
-  }, options)
-}
-
-export class RunRecord extends LeasedRecord<Investigation> {
+export class RunRecord extends LeasedJobRecord<Investigation> {
   #seq = 0
 
   /** The investigation as this worker last wrote it. */
@@ -49,16 +36,12 @@ export class RunRecord extends LeasedRecord<Investigation> {
   }
 
   /**
-   * Hands the run back to the queue: for the stream's next delivery of it (an outage it may outlast),
-   * or, with a lease of 0, for the sweeper to dispatch at once. The attempt stays counted (its steps
-   * and tokens are kept under its number).
+   * A run handed back to the queue (for the stream's next delivery of it, or with a lease of 0 for
+   * the sweeper at once) takes its issue back to queued. The attempt stays counted (its steps and
+   * tokens are kept under its number).
    */
-  requeue(leaseMs = this.leaseMs): Promise<void> {
-    return this.write(async (tx, row) => {
-      row.state = 'queued'
-      row.leaseUntil = new Date(Date.now() + leaseMs)
-      await setIssueStatus(tx, row.issueId, 'queued', '', '')
-    })
+  protected override requeued(tx: EntityManager, row: Investigation): Promise<void> {
+    return setIssueStatus(tx, row.issueId, 'queued', '', '')
   }
 
   /** Notes where the run looks (repository and commit) and which model it asks. */
@@ -108,3 +91,12 @@ export class RunRecord extends LeasedRecord<Investigation> {
   /** The fix finish queued (to dispatch once committed), if any. */
   queuedFix: string | undefined
 }
+
+/** Claims an investigation for a run: analyzing, one more attempt (unless only to stop it), the lease starting now. */
+export const claimRun: (orm: Orm, investigationId: string, leaseMs: number, options?: ClaimOptions<Investigation>) => Promise<Claim> = leasedClaim({
+  entity: Investigation,
+  finalStates: OUTCOME_KINDS,
+  runningState: 'analyzing',
+  record: RunRecord,
+  claimed: (tx, investigation) => setIssueStatus(tx, investigation.issueId, 'analyzing', '', ''),
+})
