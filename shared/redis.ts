@@ -68,6 +68,8 @@ export function streamKeys(prefix: string) {
     /** The matcher's fleet-wide slots: scan and match (FRICTION_MATCH_MAX_CONCURRENT), confirm (FRICTION_CONFIRM_MAX_CONCURRENT). */
     frictionMatchSlots: `${prefix}matcher:slots:match`,
     frictionConfirmSlots: `${prefix}matcher:slots:confirm`,
+    /** One entry per known problem the matcher published for a project that investigates them at once ({ ticket: <id> }); the investigator opens its investigation. */
+    publishedProblems: `${prefix}stream:published-problems`,
     /** One entry per digest step to run ({ digest: <id> }); the digest's row in PostgreSQL is the job. */
     digests: `${prefix}stream:digests`,
     /** The digester's fleet-wide slots (DIGEST_MAX_CONCURRENT); its sweep's lock is this key plus ":sweep". */

@@ -11,6 +11,8 @@ export const GROUPS = Object.freeze({
   investigator: 'investigator',
   /** Fixes: builds them in a sandbox and delivers their pull requests. */
   fixer: 'fixer',
+  /** Published known problems: the investigator opens the investigation of each the matcher hands it. */
+  published: 'investigator-published',
   /** Recordings: stores each accepted chunk's metadata in PostgreSQL. */
   recorder: 'recorder',
   /** The matcher: scans recordings, matches findings, confirms known problems (stream:friction). */
@@ -31,6 +33,7 @@ export function streamTopology(keys: StreamKeys): ReadonlyArray<{ name: string; 
     { name: 'fixes', stream: keys.fixes, groups: [GROUPS.fixer] },
     { name: 'recordings', stream: keys.recordings, groups: [GROUPS.recorder] },
     { name: 'friction', stream: keys.friction, groups: [GROUPS.matcher] },
+    { name: 'published-problems', stream: keys.publishedProblems, groups: [GROUPS.published] },
     { name: 'digests', stream: keys.digests, groups: [GROUPS.digester] },
   ]
 }

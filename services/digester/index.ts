@@ -5,24 +5,22 @@
  * for the fleet: schedule new projects, open the due projects' digests, dispatch due steps, and
  * the lapsed-lease sweep. Its calendar is the injected clock.
  */
-import { hostname } from 'node:os'
 import type { Redis } from 'ioredis'
 import type { StreamTiming } from '../../shared/config.js'
 import type { DigestSettings } from '../../shared/config-digest.js'
-import { isDatabaseOutage, type Db } from '../../shared/db.js'
-import { FleetSlots, JobHost, PeriodicSweeper, runJob, sweepLapsed, type RunnerDeps } from '../../shared/jobs/index.js'
+import type { Db } from '../../shared/db.js'
+import { consumeJobs, dispatchDueRows, FleetSlots, JobHost, leasedKind, PeriodicSweeper, sweepLapsed } from '../../shared/jobs/index.js'
 import type { Logger } from '../../shared/log.js'
 import type { Orm } from '../../shared/orm.js'
 import type { ModelPlugin } from '../../shared/plugins/model-types.js'
 import type { ChatPlugin } from '../../shared/plugins/types.js'
 import type { StreamKeys } from '../../shared/redis.js'
 import { waitingForDatabase, type HostedService } from '../../shared/service.js'
-import { StreamConsumer } from '../../shared/streams/index.js'
 import { GROUPS } from '../../shared/topology.js'
 import { systemClock, type Clock } from './clock.js'
 import { digestHealth } from './health.js'
-import { digestJob } from './job.js'
-import { DIGEST_ENTRY, dispatchDueDigests, openDueDigests, scheduleProjects } from './sweep.js'
+import { DIGEST_ENTRY, digestJob, digestsDue } from './job.js'
+import { openDueDigests, scheduleProjects } from './sweep.js'
 
 export interface DigesterDeps {
   db: Db
@@ -64,9 +62,8 @@ export function digesterLoops(timing: StreamTiming, settings: DigestSettings): n
 export function createDigester(deps: DigesterDeps): Digester {
   const log = deps.log.child({ service: 'digester' })
   const clock = deps.clock ?? systemClock
-  const name = `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
   const leaseMs = deps.timing.leaseMs
-  const host = new JobHost()
+  const host = new JobHost({ ...deps, log })
   const slots = new FleetSlots(deps.redis, deps.keys.digestSlots, deps.settings.maxConcurrent, leaseMs)
   const kind = digestJob({ db: deps.db, redis: deps.redis, keys: deps.keys, clock, chat: deps.chat, model: deps.model, baseUrl: deps.baseUrl, checkDelayMs: deps.settings.checkDelayMs })
   const paused = deps.settings.maxConcurrent === 0
@@ -79,43 +76,21 @@ export function createDigester(deps: DigesterDeps): Digester {
       { name: 'open due digests', run: () => openDueDigests(deps.db, clock, PER_PASS) },
       // Paused: rows are opened (the day is not lost) but no step is dispatched.
       ...(paused ? [] : [
-        { name: 'dispatch due digests', run: () => dispatchDueDigests(deps.db, deps.redis, deps.keys, clock, leaseMs, PER_PASS) },
+        { name: 'dispatch due digests', run: () => dispatchDueRows(deps.db, deps.redis, digestsDue(deps.keys), { now: clock.now(), leaseMs, limit: PER_PASS }) },
         { name: 'lapsed digests', run: () => sweepLapsed(kind, { orm: deps.orm, leaseMs, maxAttempts: deps.timing.maxAttempts }) },
       ]),
     ],
   })
   sweeper.on('error', (error: unknown) => log.warn('digest sweep failed', { error }))
 
-  const runner = (holder: string): RunnerDeps => ({ orm: deps.orm, slots, leaseMs, log, holder, stopping: host.stopping })
-  const consumers = Array.from({ length: digesterLoops(deps.timing, deps.settings) }, (_, i) => {
-    const holder = `${name}-${i}`
-    const reader = new StreamConsumer({
-      redis: deps.redis,
-      stream: deps.keys.digests,
-      group: GROUPS.digester,
-      consumer: holder,
-      leaseMs,
-      retryBaseMs: deps.timing.retryBaseMs,
-      maxAttempts: deps.timing.maxAttempts,
-      isOutage: isDatabaseOutage,
-      untilRecovered: (error: unknown) => deps.db.outage.untilBack(error),
-      batchSize: 1,
-      rerunLoneEntry: false,
-      handler: ([entry], { signal }) => {
-        const id = DIGEST_ENTRY.idOf(entry!)
-        if (id === '' || paused) return Promise.resolve()
-        const delivery = { id, attempt: entry!.attempt, maxAttempts: deps.timing.maxAttempts, signal: AbortSignal.any([signal, host.stopping]) }
-        return host.track(() => runJob(kind, runner(holder), delivery))
-      },
-    })
-    reader.on('error', (error: unknown) => log.error('digester consumer error', { error }))
-    return { consumer: reader, stream: deps.keys.digests, group: GROUPS.digester }
-  })
-
   const service = host.service({
     name: 'digester',
-    redis: deps.redis,
-    consumers,
+    consumers: consumeJobs(host, {
+      stream: deps.keys.digests,
+      group: GROUPS.digester,
+      loops: digesterLoops(deps.timing, deps.settings),
+      kinds: [leasedKind(kind, DIGEST_ENTRY, { orm: deps.orm, slots, leaseMs, log, paused })],
+    }),
     sweeper,
     waitingFor: waitingForDatabase(deps.db),
     details: () => digestHealth(deps.db, slots, deps.settings, deps.model?.label, deps.chat !== undefined),

@@ -5,14 +5,21 @@
  * that fails on its last attempt leaves the digest undelivered with the failure's code (its items
  * return in the next day's window).
  */
-import { isDatabaseOutage } from '../../shared/db.js'
-import type { JobKind } from '../../shared/jobs/index.js'
 import type { Redis } from 'ioredis'
+import { isDatabaseOutage } from '../../shared/db.js'
+import { jobStream, type DueTable, type JobKind } from '../../shared/jobs/index.js'
 import type { StreamKeys } from '../../shared/redis.js'
 import { claimDigest, DIGEST_ACTIVE_STATES, type DigestEnd, type DigestRecord } from './job-record.js'
 import { checkStep, deliverStep, writeStep, type StepDeps } from './steps.js'
-import { DIGEST_ENTRY } from './sweep.js'
 import { Digest } from './store/entities.js'
+
+/** The digest stream's one message: { digest: <id> }. */
+export const DIGEST_ENTRY = jobStream('digest')
+
+/** Digests as rows dispatched when due: a step waits for its not_before on the digester's clock. */
+export function digestsDue(keys: StreamKeys): DueTable {
+  return { table: 'digests', queuedState: 'queued', stream: keys.digests, entryOf: () => DIGEST_ENTRY }
+}
 
 export interface DigestJobDeps extends StepDeps {
   redis: Redis

@@ -1,19 +1,13 @@
 /**
- * The digester's passes of the fleet-wide sweep, all bounded and all through indexes: projects not
+ * The digester's own passes of the fleet-wide sweep, bounded and through indexes: projects not
  * scheduled yet get their next 09:00 (projects.digest_next_at IS NULL: new, or their time zone
  * changed); due projects get their day's digest row, at most one per project and local date (the
- * unique key), and move on to their next 09:00; digests whose step is due are dispatched. Times
- * of the calendar come from the clock; lease times are real.
+ * unique key), and move on to their next 09:00. Dispatching the digests whose step is due is the
+ * job kit's (dispatchDueRows over DIGESTS_DUE). Times of the calendar come from the clock.
  */
-import type { Redis } from 'ioredis'
 import type { Db, Queryable } from '../../shared/db.js'
-import { jobStream } from '../../shared/jobs/index.js'
-import type { StreamKeys } from '../../shared/redis.js'
 import type { Clock } from './clock.js'
 import { followingDueAt, localDateOf, nextDueAt, zoneOrUtc } from './schedule.js'
-
-/** The digest stream's one message: { digest: <id> }. */
-export const DIGEST_ENTRY = jobStream('digest')
 
 /** Gives up to limit unscheduled projects their next 09:00; answers how many. */
 export async function scheduleProjects(db: Queryable, clock: Clock, limit: number): Promise<number> {
@@ -56,20 +50,4 @@ export async function openDueDigests(db: Db, clock: Clock, limit: number): Promi
     ])
     return rowCount ?? 0
   })
-}
-
-/** Dispatches up to limit queued digests whose step is due and that no entry carries yet; answers how many. */
-export async function dispatchDueDigests(db: Queryable, redis: Redis, keys: StreamKeys, clock: Clock, leaseMs: number, limit: number): Promise<number> {
-  const { rows } = await db.query<{ id: string }>(
-    `UPDATE digests SET lease_until = now() + make_interval(secs => $2), version = version + 1, updated_at = now()
-      WHERE id IN (SELECT id FROM digests WHERE state = 'queued' AND lease_until IS NULL AND not_before <= $1
-                    ORDER BY not_before LIMIT $3 FOR UPDATE SKIP LOCKED)
-      RETURNING id`,
-    [clock.now(), leaseMs / 1000, limit],
-  )
-  if (rows.length === 0) return 0
-  const pipeline = redis.pipeline()
-  for (const { id } of rows) pipeline.xadd(keys.digests, '*', DIGEST_ENTRY.field, id)
-  for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error
-  return rows.length
 }

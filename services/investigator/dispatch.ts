@@ -36,10 +36,6 @@ export async function startInvestigation(orm: Orm, redis: Redis, keys: StreamKey
 /** Opens and dispatches the next investigation of each issue that has none in flight (admission's batch); answers those opened. */
 export async function startInvestigations(orm: Orm, redis: Redis, keys: StreamKeys, requests: readonly AdmitRequest[]): Promise<Investigation[]> {
   const opened = await openInvestigations(orm, requests)
-  if (opened.length > 0) {
-    const pipeline = redis.pipeline()
-    for (const investigation of opened) pipeline.xadd(keys.investigations, '*', INVESTIGATION_ENTRY.field, investigation.id)
-    await pipeline.exec()
-  }
+  await INVESTIGATION_ENTRY.dispatchAll(redis, keys.investigations, opened.map((investigation) => investigation.id))
   return opened
 }

@@ -1,21 +1,21 @@
 /**
  * The investigator actor, built on the job runtime (shared/jobs/): admission on the issue-changes
- * stream, and two kinds of leased jobs, investigations (investigation/) and fixes (fix/), each on
- * its stream, one job at a time per consumer loop (the fleet-wide cap is the runtime's slots), with
+ * stream, the known problems the matcher hands it on stream:published-problems (known-problems.ts),
+ * and two kinds of leased jobs, investigations (investigation/) and fixes (fix/), each on its
+ * stream, one job at a time per consumer loop (the fleet-wide cap is the runtime's slots), with
  * one periodic sweep for the fleet: lapsed leases of both kinds and the CI of delivered fixes. Job
  * state lives in its own tables (MikroORM); Redis carries the dispatch.
  */
-import { hostname } from 'node:os'
 import type { Redis } from 'ioredis'
 import type { InvestigationLimits, StreamTiming } from '../../shared/config.js'
-import { isDatabaseOutage, type Db } from '../../shared/db.js'
-import { FleetSlots, JobHost, PeriodicSweeper, runJob, sweepLapsed, type JobStream, type RunnerDeps } from '../../shared/jobs/index.js'
+import type { Db } from '../../shared/db.js'
+import { consumeJobs, FleetSlots, JobHost, leasedKind, PeriodicSweeper, sweepLapsed } from '../../shared/jobs/index.js'
 import type { Logger } from '../../shared/log.js'
 import type { Orm } from '../../shared/orm.js'
 import type { StreamKeys } from '../../shared/redis.js'
 import type { SandboxPlugin } from '../../shared/plugins/sandbox-types.js'
 import { waitingForDatabase, type HostedService } from '../../shared/service.js'
-import { StreamConsumer, type StreamEntry } from '../../shared/streams/index.js'
+import type { StreamEntry } from '../../shared/streams/index.js'
 import { GROUPS } from '../../shared/topology.js'
 import { changesOf } from '../../shared/issue-changes.js'
 import { admit } from './admission.js'
@@ -25,6 +25,7 @@ import { readFixCi } from './fix/ci-readback.js'
 import type { EvidenceLimits } from './fix/evidence.js'
 import { fixJob } from './fix/job.js'
 import { investigationJob } from './investigation/job.js'
+import { publishedProblems } from './known-problems.js'
 import { countStopsFrom, watchSlots } from './metrics.js'
 import { STOPS } from './stops.js'
 import { usageByProjectToday } from './store/usage.js'
@@ -47,8 +48,7 @@ export interface InvestigatorDeps {
 export function createInvestigator(deps: InvestigatorDeps): HostedService {
   const log = deps.log.child({ service: 'investigator' })
   countStopsFrom(Object.keys(STOPS))
-  const name = `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
-  const host = new JobHost()
+  const host = new JobHost({ ...deps, log })
   const slots = new FleetSlots(deps.redis, deps.keys.investigationSlots, deps.limits.maxConcurrent, deps.limits.leaseMs)
   const investigations = investigationJob({ ...deps, log })
   const fixes = fixJob({ ...deps, ...deps.fixes })
@@ -64,54 +64,29 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
     ],
   })
   sweeper.on('error', (error: unknown) => log.warn('lease sweep failed', { error }))
-  const common = {
-    redis: deps.redis,
-    leaseMs: deps.timing.leaseMs,
-    retryBaseMs: deps.timing.retryBaseMs,
-    maxAttempts: deps.timing.maxAttempts,
-    isOutage: isDatabaseOutage,
-    untilRecovered: (error: unknown) => deps.db.outage.untilBack(error),
-  }
-  const runner = (holder: string): RunnerDeps => ({ orm: deps.orm, slots, leaseMs: deps.limits.leaseMs, log, holder, stopping: host.stopping })
-  /** A consumer of a job stream: one job per read, each run of the handler an attempt (a failed one waits for the stream's retry). */
-  const jobConsumer = (stream: string, group: string, consumer: string, entry: JobStream, run: (id: string, delivery: StreamEntry, signal: AbortSignal) => Promise<void>) => {
-    const reader = new StreamConsumer({
-      ...common,
-      stream,
-      group,
-      consumer,
-      batchSize: 1,
-      rerunLoneEntry: false,
-      handler: ([delivered], { signal }) => host.track(() => run(entry.idOf(delivered!), delivered!, AbortSignal.any([signal, host.stopping]))),
-    })
-    reader.on('error', (error: unknown) => log.error(`${group} consumer error`, { error }))
-    return { consumer: reader, stream, group }
-  }
-  const admission = new StreamConsumer({
-    ...common,
+  const appCode = new AppCodeCheck({ db: deps.db, codehost: deps.tools.codehost, log })
+  const admission = host.consumer({
     stream: deps.keys.issueChanges,
     group: GROUPS.admission,
-    consumer: `${name}-admission`,
+    consumer: `${host.name}-admission`,
+    what: 'admission',
     batchSize: 50,
     handler: async (entries: StreamEntry[]) => {
       const started = await admit({ db: deps.db, orm: deps.orm, redis: deps.redis, keys: deps.keys, limits: deps.limits, appCode }, entries.flatMap((entry) => changesOf(entry.fields)))
       if (started.length > 0) log.info('investigations queued', { investigations: started })
     },
   })
-  admission.on('error', (error: unknown) => log.error('admission consumer error', { error }))
-  const appCode = new AppCodeCheck({ db: deps.db, codehost: deps.tools.codehost, log })
-  const investigators = Array.from({ length: Math.max(1, deps.timing.consumersPerProcess) }, (_, i) =>
-    jobConsumer(deps.keys.investigations, GROUPS.investigator, `${name}-${i}`, INVESTIGATION_ENTRY, (id, entry, signal) =>
-      runJob(investigations, runner(`${name}-${i}`), { id, attempt: entry.attempt, maxAttempts: deps.timing.maxAttempts, signal }),
-    ),
-  )
-  const fixer = jobConsumer(deps.keys.fixes, GROUPS.fixer, `${name}-fixer`, FIX_ENTRY, (id, entry, signal) =>
-    runJob(fixes, runner(`${name}-fixer`), { id, attempt: entry.attempt, maxAttempts: deps.timing.maxAttempts, signal }),
-  )
+  // Investigations and fixes share the fleet's slots and the investigator's lease.
+  const runs = { orm: deps.orm, slots, leaseMs: deps.limits.leaseMs, log }
+  const consumers = [
+    admission,
+    ...consumeJobs(host, { stream: deps.keys.investigations, group: GROUPS.investigator, kinds: [leasedKind(investigations, INVESTIGATION_ENTRY, runs)] }),
+    ...consumeJobs(host, { stream: deps.keys.fixes, group: GROUPS.fixer, label: 'fixer', kinds: [leasedKind(fixes, FIX_ENTRY, runs)] }),
+    ...consumeJobs(host, { stream: deps.keys.publishedProblems, group: GROUPS.published, label: 'published', kinds: [publishedProblems({ ...deps, leaseMs: deps.limits.leaseMs })] }),
+  ]
   return host.service({
     name: 'investigator',
-    redis: deps.redis,
-    consumers: [{ consumer: admission, stream: deps.keys.issueChanges, group: GROUPS.admission }, ...investigators, fixer],
+    consumers,
     sweeper,
     // The fleet's slots are read for /metrics while this service runs.
     watch: () => watchSlots(slots),

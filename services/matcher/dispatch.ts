@@ -3,15 +3,13 @@
  * ({ scan | match | confirm: <id> }, one definition for writer and reader) only says "run this
  * one", added after the row's transaction committed. A pending row's lease_until says it was
  * dispatched and until when: NULL means never (a backfill's job waiting for its not_before, or a
- * live one whose dispatch a crash lost), and the sweeper dispatches those once due; a lapsed one
- * is dispatched again by the lapsed-lease sweep. Marking comes before the entry, so a dispatch that
- * fails after it is only late, never lost.
+ * live one whose dispatch a crash lost), and the sweep dispatches those once due (the job kit's
+ * dispatchDueRows over FRICTION_DUE); a lapsed one is dispatched again by the lapsed-lease sweep.
  */
 import type { Redis } from 'ioredis'
 import type { Queryable } from '../../shared/db.js'
-import { jobStream, type JobStream } from '../../shared/jobs/index.js'
+import { dispatchRows, jobStream, type DueTable, type JobStream } from '../../shared/jobs/index.js'
 import type { StreamKeys } from '../../shared/redis.js'
-import type { StreamEntry } from '../../shared/streams/index.js'
 import type { FrictionJob } from './store/entities.js'
 
 export type FrictionJobKind = FrictionJob['kind']
@@ -20,13 +18,9 @@ export const FRICTION_JOB_KINDS: readonly FrictionJobKind[] = ['scan', 'match', 
 /** The entry of each kind: { scan: <id> }, { match: <id> }, { confirm: <id> }. */
 export const FRICTION_ENTRIES: Readonly<Record<FrictionJobKind, JobStream>> = Object.freeze({ scan: jobStream('scan'), match: jobStream('match'), confirm: jobStream('confirm') })
 
-/** The job an entry names (undefined: none, such an entry runs nothing). */
-export function jobOfEntry(entry: StreamEntry): { kind: FrictionJobKind; id: string } | undefined {
-  for (const kind of FRICTION_JOB_KINDS) {
-    const id = FRICTION_ENTRIES[kind].idOf(entry)
-    if (id !== '') return { kind, id }
-  }
-  return undefined
+/** friction_jobs as rows dispatched when due, each kind's entry by its kind column. */
+export function frictionDue(keys: StreamKeys): DueTable {
+  return { table: 'friction_jobs', queuedState: 'pending', stream: keys.friction, kindColumn: 'kind', entryOf: (kind) => FRICTION_ENTRIES[kind as FrictionJobKind] }
 }
 
 /** Adds one job's entry (the lapsed-lease sweep's dispatch: its row was marked already). */
@@ -34,46 +28,12 @@ export async function dispatchJob(redis: Redis, keys: StreamKeys, kind: Friction
   await FRICTION_ENTRIES[kind].dispatch(redis, keys.friction, id)
 }
 
-/** Adds the entries of rows marked dispatched, in one pipeline. */
-async function addEntries(redis: Redis, keys: StreamKeys, jobs: ReadonlyArray<{ id: string; kind: FrictionJobKind }>): Promise<void> {
-  if (jobs.length === 0) return
-  const pipeline = redis.pipeline()
-  for (const job of jobs) pipeline.xadd(keys.friction, '*', FRICTION_ENTRIES[job.kind].field, job.id)
-  for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error
-}
-
 /**
  * Dispatches committed pending jobs by id (a scan's new match jobs): each is marked dispatched for
  * leaseMs, then its entry added. A job claimed or dispatched already in the meantime is left alone.
  */
-export async function dispatchJobs(db: Queryable, redis: Redis, keys: StreamKeys, ids: readonly string[], leaseMs: number): Promise<number> {
-  if (ids.length === 0) return 0
-  const { rows } = await db.query<{ id: string; kind: FrictionJobKind }>(
-    `UPDATE friction_jobs SET lease_until = now() + make_interval(secs => $2), version = version + 1, updated_at = now()
-      WHERE id = ANY($1::uuid[]) AND state = 'pending' AND lease_until IS NULL
-      RETURNING id, kind`,
-    [ids, leaseMs / 1000],
-  )
-  await addEntries(redis, keys, rows)
-  return rows.length
-}
-
-/**
- * Dispatches up to limit pending jobs of kinds that were never dispatched and are due (not_before
- * passed: a backfill's are spaced by its rate), oldest due first; answers how many.
- */
-export async function dispatchDue(db: Queryable, redis: Redis, keys: StreamKeys, kinds: readonly FrictionJobKind[], leaseMs: number, limit: number): Promise<number> {
-  if (kinds.length === 0) return 0
-  const { rows } = await db.query<{ id: string; kind: FrictionJobKind }>(
-    `UPDATE friction_jobs SET lease_until = now() + make_interval(secs => $2), version = version + 1, updated_at = now()
-      WHERE id IN (SELECT id FROM friction_jobs
-                    WHERE state = 'pending' AND lease_until IS NULL AND not_before <= now() AND kind = ANY($1::text[])
-                    ORDER BY not_before LIMIT $3 FOR UPDATE SKIP LOCKED)
-      RETURNING id, kind`,
-    [kinds, leaseMs / 1000, limit],
-  )
-  await addEntries(redis, keys, rows)
-  return rows.length
+export function dispatchJobs(db: Queryable, redis: Redis, keys: StreamKeys, ids: readonly string[], leaseMs: number): Promise<number> {
+  return dispatchRows(db, redis, frictionDue(keys), ids, leaseMs)
 }
 
 /** Queues a ticket's confirm job (none when one is pending or claimed); answers its id when new. */

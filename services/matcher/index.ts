@@ -7,20 +7,18 @@
  * jobs never dispatched (a backfill's, spaced by not_before), and the lapsed-lease sweep. The
  * embedder is made when the service starts (its pool proves it loads) and closed when it stops.
  */
-import { hostname } from 'node:os'
 import type { Redis } from 'ioredis'
 import type { EmbeddingsConfig, LogLevel, StreamTiming } from '../../shared/config.js'
 import type { FrictionLimits } from '../../shared/config-friction.js'
-import { isDatabaseOutage, type Db } from '../../shared/db.js'
-import { FleetSlots, JobHost, PeriodicSweeper, runJob, sweepLapsed, type RunnerDeps, type SweepPass } from '../../shared/jobs/index.js'
+import type { Db } from '../../shared/db.js'
+import { consumeJobs, dispatchDueRows, FleetSlots, JobHost, leasedKind, PeriodicSweeper, sweepLapsed, type SweepPass } from '../../shared/jobs/index.js'
 import type { Logger } from '../../shared/log.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import type { Orm } from '../../shared/orm.js'
 import type { StreamKeys } from '../../shared/redis.js'
 import { waitingForDatabase, type HostedService } from '../../shared/service.js'
-import { StreamConsumer } from '../../shared/streams/index.js'
 import { GROUPS } from '../../shared/topology.js'
-import { dispatchDue, dispatchJobs, FRICTION_JOB_KINDS, jobOfEntry, type FrictionJobKind } from './dispatch.js'
+import { dispatchJobs, FRICTION_ENTRIES, FRICTION_JOB_KINDS, frictionDue, type FrictionJobKind } from './dispatch.js'
 import { createEmbedder, type Embedder } from './embeddings/index.js'
 import { matcherHealth } from './health.js'
 import { frictionJobKind } from './jobs.js'
@@ -52,9 +50,8 @@ const DUE_PER_PASS = 500
 /** Creates the matcher service (not yet started). */
 export function createMatcher(deps: MatcherDeps): Matcher {
   const log = deps.log.child({ service: 'matcher' })
-  const name = `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
   const leaseMs = deps.timing.leaseMs
-  const host = new JobHost()
+  const host = new JobHost({ ...deps, log })
   let embedder: Embedder | undefined
   const slots = {
     match: new FleetSlots(deps.redis, deps.keys.frictionMatchSlots, deps.limits.matchMaxConcurrent, leaseMs),
@@ -74,42 +71,21 @@ export function createMatcher(deps: MatcherDeps): Matcher {
   }
   const passes: SweepPass[] = [
     ...(running.includes('match') ? [{ name: 'scan closed recordings', run: () => scanPass() }] : []),
-    { name: 'dispatch due jobs', run: () => dispatchDue(deps.db, deps.redis, deps.keys, running, leaseMs, DUE_PER_PASS) },
+    { name: 'dispatch due jobs', run: () => dispatchDueRows(deps.db, deps.redis, frictionDue(deps.keys), { leaseMs, limit: DUE_PER_PASS, kinds: running }) },
     ...running.map((kind) => ({ name: `lapsed ${kind} jobs`, run: () => sweepLapsed(kinds[kind], lapsed) })),
   ]
   const sweeper = new PeriodicSweeper({ redis: deps.redis, lockKey: `${deps.keys.frictionMatchSlots}:sweep`, everyMs: leaseMs / 2, passes })
   sweeper.on('error', (error: unknown) => log.warn('matcher sweep failed', { error }))
 
-  const runner = (holder: string): RunnerDeps => ({ orm: deps.orm, slots: slots.match, leaseMs, log, holder, stopping: host.stopping })
-  const consumers = Array.from({ length: Math.max(1, deps.timing.consumersPerProcess) }, (_, i) => {
-    const holder = `${name}-${i}`
-    const reader = new StreamConsumer({
-      redis: deps.redis,
-      stream: deps.keys.friction,
-      group: GROUPS.matcher,
-      consumer: holder,
-      leaseMs: deps.timing.leaseMs,
-      retryBaseMs: deps.timing.retryBaseMs,
-      maxAttempts: deps.timing.maxAttempts,
-      isOutage: isDatabaseOutage,
-      untilRecovered: (error: unknown) => deps.db.outage.untilBack(error),
-      batchSize: 1,
-      rerunLoneEntry: false,
-      handler: ([entry], { signal }) => {
-        const job = jobOfEntry(entry!)
-        // A paused kind's entry is let go: its row stays pending, and the sweep dispatches it once a worker runs that kind.
-        if (!job || !running.includes(job.kind)) return Promise.resolve()
-        const delivery = { id: job.id, attempt: entry!.attempt, maxAttempts: deps.timing.maxAttempts, signal: AbortSignal.any([signal, host.stopping]) }
-        return host.track(() => runJob(kinds[job.kind], { ...runner(holder), slots: slotsOf(job.kind) }, delivery))
-      },
-    })
-    reader.on('error', (error: unknown) => log.error('matcher consumer error', { error }))
-    return { consumer: reader, stream: deps.keys.friction, group: GROUPS.matcher }
+  // A paused kind's entry is let go: its row stays pending, and the sweep dispatches it once a worker runs that kind.
+  const consumers = consumeJobs(host, {
+    stream: deps.keys.friction,
+    group: GROUPS.matcher,
+    kinds: FRICTION_JOB_KINDS.map((kind) => leasedKind(kinds[kind], FRICTION_ENTRIES[kind], { orm: deps.orm, slots: slotsOf(kind), leaseMs, log, paused: !running.includes(kind) })),
   })
 
   const service = host.service({
     name: 'matcher',
-    redis: deps.redis,
     consumers,
     sweeper,
     waitingFor: waitingForDatabase(deps.db),

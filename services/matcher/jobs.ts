@@ -2,7 +2,8 @@
  * The matcher's three kinds of leased job over friction_jobs (shared/jobs/): scan a recording,
  * match a finding, confirm a ticket. Each is the runtime's JobKind; the work is a domain function
  * written elsewhere (scanRecording, matchFinding, confirmTicket), and what the work queued (a
- * scan's match jobs, a decision's confirm job, a confirm's next batch) is dispatched once the job's end committed.
+ * scan's match jobs, a decision's confirm job, a confirm's next batch) is dispatched once the job's
+ * end committed. A confirm job hands a ticket it left published to the investigator (commands.ts).
  */
 import type { Redis } from 'ioredis'
 import type { FrictionLimits } from '../../shared/config-friction.js'
@@ -13,7 +14,7 @@ import { ObjectStoreUnavailable, type ObjectStore } from '../../shared/object-st
 import type { Orm } from '../../shared/orm.js'
 import { EmbeddingsUnavailable } from '../../shared/plugins/embeddings-types.js'
 import type { StreamKeys } from '../../shared/redis.js'
-import { investigatePublished } from '../investigator/known-problems.js'
+import { handOverPublished } from './commands.js'
 import { confirmTicket } from './confirm/index.js'
 import { dispatchJob, dispatchJobs, queueConfirm, type FrictionJobKind } from './dispatch.js'
 import type { Embedder } from './embeddings/index.js'
@@ -71,8 +72,8 @@ export function frictionJobKind(kind: FrictionJobKind, deps: FrictionJobDeps): F
       const outcome = await confirmTicket({ ...deps, dailyBudget: deps.limits.projectDailyChecks }, row.subject)
       // The store down mid-batch: the checks made stay; the job is retried with the runtime's backoff.
       if (outcome.status === 'store_down') throw new ObjectStoreUnavailable(outcome.storeDown ?? 'the object store cannot be read')
-      // Published and awaiting approval in a project that investigates known problems at once: the investigator's own opening.
-      if (outcome.status !== 'gone' && outcome.status !== 'archived') await investigatePublished(deps, row.subject)
+      // Published and awaiting approval in a project that investigates known problems at once: handed to the investigator (commands.ts).
+      if (outcome.status !== 'gone' && outcome.status !== 'archived') await handOverPublished(deps, row.subject)
       const againAt = outcome.status === 'budget_exhausted' ? outcome.resumeAt : outcome.dueAgain ? new Date() : undefined
       return { state: 'completed', queued: outcome.matchJobs, againAt }
     },

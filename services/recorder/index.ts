@@ -8,14 +8,14 @@
 import { hostname } from 'node:os'
 import type { Redis } from 'ioredis'
 import type { RecordingSettings, StreamTiming } from '../../shared/config.js'
-import { isDatabaseOutage, type Db } from '../../shared/db.js'
+import type { Db } from '../../shared/db.js'
 import { JobHost, PeriodicSweeper } from '../../shared/jobs/index.js'
 import type { Logger } from '../../shared/log.js'
 import { ObjectStoreUnavailable, type ObjectStore } from '../../shared/object-store.js'
 import { chunkFromFields, MalformedChunk, type RecordingChunk } from '../../shared/recording-chunk.js'
 import type { StreamKeys } from '../../shared/redis.js'
 import { waitingForDatabase, type HostedService } from '../../shared/service.js'
-import { StreamConsumer, type StreamEntry } from '../../shared/streams/index.js'
+import type { StreamEntry } from '../../shared/streams/index.js'
 import { DAY, MINUTE } from '../../shared/time.js'
 import { GROUPS } from '../../shared/topology.js'
 import { KnownIds } from '../grouper/known-ids.js'
@@ -92,20 +92,15 @@ export function createRecorder(deps: RecorderDeps): Recorder {
     if (settled.length > 0) await deps.redis.zrem(deps.keys.recordingPuts, ...settled)
   }
 
-  const consumer = new StreamConsumer({
-    redis: deps.redis,
+  const host = new JobHost({ ...deps, log })
+  const recorder = host.consumer({
     stream: deps.keys.recordings,
     group: GROUPS.recorder,
     consumer: `${hostname()}-${process.pid}-recorder-${Math.random().toString(36).slice(2, 8)}`,
     handler,
     batchSize: deps.batchSize ?? BATCH_SIZE,
-    leaseMs: deps.timing.leaseMs,
-    retryBaseMs: deps.timing.retryBaseMs,
-    maxAttempts: deps.timing.maxAttempts,
-    isOutage: isDatabaseOutage,
-    untilRecovered: (error) => deps.db.outage.untilBack(error),
   })
-  consumer.on('error', (error: unknown) => log.error('recorder consumer error', { error }))
+  const { consumer } = recorder
   consumer.on('reclaimed', ({ entries }: { entries: number }) => log.info('took over entries another consumer stopped renewing', { entries }))
   consumer.on('lost', ({ entries }: { entries: number }) => log.warn('another consumer took entries this one held (it stalled past its lease); they are stored once either way', { entries }))
 
@@ -144,11 +139,9 @@ export function createRecorder(deps: RecorderDeps): Recorder {
   })
   sweeper.on('error', (error: Error & { pass?: string }) => log.warn('recording sweep failed; the next one tries again', { pass: error.pass, error }))
 
-  const host = new JobHost()
   const service = host.service({
     name: 'recorder',
-    redis: deps.redis,
-    consumers: [{ consumer, stream: deps.keys.recordings, group: GROUPS.recorder }],
+    consumers: [recorder],
     sweeper,
     watch: () => watchOpen(() => countOpen(deps.db)),
     waitingFor: waitingForDatabase(deps.db),

@@ -1,13 +1,31 @@
 /**
- * The hosted-service builder of an actor that runs jobs: its stream consumers and its sweeper,
- * started and stopped together, with what the worker's /health asks of a service (queue depth over
- * its groups, progress, fleet idleness, what it waits for). A consumer inside a long job counts as
+ * The hosted-service builder of an actor that runs jobs: its stream consumers (made with the stream
+ * timing and the database outage waits every actor uses) and its sweeper, started and stopped
+ * together, with what the worker's /health asks of a service (queue depth over its groups,
+ * progress, fleet idleness, what it waits for). A consumer inside a long job counts as
  * progressing, not stuck; a stopping process aborts the jobs it runs so they are handed back.
  */
+import { hostname } from 'node:os'
 import type { Redis } from 'ioredis'
+import type { StreamTiming } from '../config.js'
+import { isDatabaseOutage, type Db } from '../db.js'
+import type { Logger } from '../log.js'
 import type { HostedService } from '../service.js'
-import { groupActivity, queueDepth, type StreamConsumer } from '../streams/index.js'
+import { groupActivity, queueDepth, StreamConsumer, type ConsumerOptions } from '../streams/index.js'
 import type { PeriodicSweeper } from './sweeper.js'
+
+/** What a host needs of its actor. */
+export interface JobHostDeps {
+  redis: Redis
+  /** Its outage watch: a batch that met a database outage is held until the database answers. */
+  db: Pick<Db, 'outage'>
+  /** The actor's logger. */
+  log: Logger
+  timing: StreamTiming
+}
+
+/** A consumer's own options (the host gives the rest); what names it in the log (its group unless said). */
+export type HostConsumerOptions = Omit<ConsumerOptions, 'redis' | 'leaseMs' | 'retryBaseMs' | 'maxAttempts' | 'isOutage' | 'untilRecovered'> & { what?: string }
 
 /** A consumer and the stream and group it reads, for depth and idleness. */
 export interface HostedConsumer {
@@ -18,7 +36,6 @@ export interface HostedConsumer {
 
 export interface HostedParts {
   name: string
-  redis: Redis
   consumers: readonly HostedConsumer[]
   sweeper?: PeriodicSweeper
   /** Starts watching what the service shows (its metrics sources) while it runs; answers how to stop. */
@@ -28,9 +45,13 @@ export interface HostedParts {
 }
 
 export class JobHost {
+  /** This process's name among the actor's consumers and slot holders. */
+  readonly name = `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
   #active = 0
   #stopping = new AbortController()
   #unwatch = (): void => undefined
+
+  constructor(readonly deps: JobHostDeps) {}
 
   /** Aborted when the service stops (renewed on each start). */
   get stopping(): AbortSignal {
@@ -45,6 +66,23 @@ export class JobHost {
     } finally {
       this.#active--
     }
+  }
+
+  /** A consumer of a stream with the host's timing and outage waits; its errors are logged. */
+  consumer(options: HostConsumerOptions): HostedConsumer {
+    const { what, ...own } = options
+    const { redis, db, log, timing } = this.deps
+    const consumer = new StreamConsumer({
+      redis,
+      leaseMs: timing.leaseMs,
+      retryBaseMs: timing.retryBaseMs,
+      maxAttempts: timing.maxAttempts,
+      isOutage: isDatabaseOutage,
+      untilRecovered: (error: unknown) => db.outage.untilBack(error),
+      ...own,
+    })
+    consumer.on('error', (error: unknown) => log.error(`${what ?? own.group} consumer error`, { error }))
+    return { consumer, stream: own.stream, group: own.group }
   }
 
   /** The HostedService of the parts, with this host's jobs counted as progress. */
@@ -66,13 +104,13 @@ export class JobHost {
         await Promise.all(consumers.map((consumer) => consumer.stop()))
       },
       depth: async () => {
-        const depths = await Promise.all(parts.consumers.map((c) => queueDepth(parts.redis, c.stream, c.group)))
+        const depths = await Promise.all(parts.consumers.map((c) => queueDepth(this.deps.redis, c.stream, c.group)))
         return { eligible: sum(depths, 'eligible'), heldBack: sum(depths, 'heldBack'), deadLettered: sum(depths, 'deadLettered') }
       },
       lastProgressAt: () => (this.#active > 0 ? Date.now() : Math.min(...consumers.map((consumer) => consumer.lastProgressAt))),
       fleetIdleMs: async () => {
         if (this.#active > 0) return 0
-        const groups = await Promise.all(parts.consumers.map((c) => groupActivity(parts.redis, c.stream, c.group)))
+        const groups = await Promise.all(parts.consumers.map((c) => groupActivity(this.deps.redis, c.stream, c.group)))
         return Math.min(...groups.map((group) => group.minIdleMs))
       },
       waitingFor: parts.waitingFor,

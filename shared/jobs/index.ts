@@ -4,7 +4,9 @@
  * keepers, the fleet's slots, the daily budget, settlement of failures and retries, the lapsed-lease
  * sweep, the fleet-wide periodic sweeper and the hosted service come from here.
  */
-export { jobStream, type JobStream } from './job-stream.js'
+export { addEntries, jobStream, type JobStream } from './job-stream.js'
+export { dispatchDueRows, dispatchRows, type DueOptions, type DueTable } from './due-rows.js'
+export { consumeJobs, leasedKind, type ConsumeOptions, type ConsumerLoop, type LeasedRuns, type StreamedKind } from './consume.js'
 export type { ClaimOptions, JobClaim, JobGrant, JobKind, JobRecord, JobRow } from './job-kind.js'
 export { LeasedJobRecord, LeasedRecord, RunTakenOver } from './leased-record.js'
 export { claimRow, leasedClaim, type ClaimSpec, type LeasedClaim } from './claim.js'
@@ -16,4 +18,4 @@ export { JobStop } from './stop.js'
 export { runJob, type Delivery, type RunnerDeps } from './runner.js'
 export { sweepLapsed, type LapsedOptions } from './lapsed.js'
 export { PeriodicSweeper, type SweepPass, type SweeperOptions } from './sweeper.js'
-export { JobHost, type HostedConsumer, type HostedParts } from './hosted.js'
+export { JobHost, type HostConsumerOptions, type HostedConsumer, type HostedParts, type JobHostDeps } from './hosted.js'

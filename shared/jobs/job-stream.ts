@@ -11,6 +11,8 @@ export interface JobStream {
   readonly field: string
   /** Adds the entry that makes a worker run job id. */
   dispatch(redis: Redis, stream: string, id: string): Promise<void>
+  /** Adds the entries of several jobs in one pipeline; throws the first entry's error. */
+  dispatchAll(redis: Redis, stream: string, ids: readonly string[]): Promise<void>
   /** The job id an entry names ('' when it names none: such an entry runs nothing). */
   idOf(entry: StreamEntry): string
 }
@@ -22,6 +24,15 @@ export function jobStream(field: string): JobStream {
     async dispatch(redis, stream, id) {
       await redis.xadd(stream, '*', field, id)
     },
+    dispatchAll: (redis, stream, ids) => addEntries(redis, stream, ids.map((id) => [field, id])),
     idOf: (entry) => entry.fields[field] ?? '',
   }
+}
+
+/** Adds one entry a pair of field and job id, in one pipeline; throws the first entry's error. */
+export async function addEntries(redis: Redis, stream: string, entries: ReadonlyArray<readonly [field: string, id: string]>): Promise<void> {
+  if (entries.length === 0) return
+  const pipeline = redis.pipeline()
+  for (const [field, id] of entries) pipeline.xadd(stream, '*', field, id)
+  for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error
 }
