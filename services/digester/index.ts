@@ -5,16 +5,11 @@
  * for the fleet: schedule new projects, open the due projects' digests, dispatch due steps, and
  * the lapsed-lease sweep. Its calendar is the injected clock.
  */
-import type { Redis } from 'ioredis'
 import type { StreamTiming } from '../../shared/config.js'
 import type { DigestSettings } from '../../shared/config-digest.js'
-import type { Db } from '../../shared/db.js'
-import { consumeJobs, dispatchDueRows, FleetSlots, JobHost, leasedKind, PeriodicSweeper, sweepLapsed } from '../../shared/jobs/index.js'
-import type { Logger } from '../../shared/log.js'
-import type { Orm } from '../../shared/orm.js'
+import { consumeJobs, dispatchDueRows, FleetSlots, JobHost, leasedKind, PeriodicSweeper, sweepLapsed, type JobActorDeps } from '../../shared/jobs/index.js'
 import type { ModelPlugin } from '../../shared/plugins/model-types.js'
 import type { ChatPlugin } from '../../shared/plugins/types.js'
-import type { StreamKeys } from '../../shared/redis.js'
 import { waitingForDatabase, type HostedService } from '../../shared/service.js'
 import { GROUPS } from '../../shared/topology.js'
 import { systemClock, type Clock } from './clock.js'
@@ -22,13 +17,7 @@ import { digestHealth } from './health.js'
 import { DIGEST_ENTRY, digestJob, digestsDue } from './job.js'
 import { openDueDigests, scheduleProjects } from './sweep.js'
 
-export interface DigesterDeps {
-  db: Db
-  orm: Orm
-  redis: Redis
-  keys: StreamKeys
-  log: Logger
-  timing: StreamTiming
+export interface DigesterDeps extends JobActorDeps {
   settings: DigestSettings
   /** The chat plugin (undefined: digests are kept for the dashboard and the tool server only). */
   chat: ChatPlugin | undefined

@@ -30,11 +30,6 @@ export class DigestRecord extends LeasedJobRecord<Digest> {
     return this.em.find(DigestItem, { digestId: this.row.id }, { orderBy: { position: 'asc' } })
   }
 
-  /** A requeued step (for the stream's retry, or with a lease of 0 for the sweep at once) is touched; the attempt stays counted. */
-  protected override requeued(_: EntityManager, row: Digest): void {
-    row.updatedAt = new Date()
-  }
-
   /** Ends the step once, with what it made. */
   finish(end: DigestEnd, _durationMs: number): Promise<void> {
     return this.write(async (tx, row) => {
@@ -66,7 +61,4 @@ export const claimDigest = leasedClaim({
   finalStates: DIGEST_FINAL_STATES,
   runningState: 'running',
   record: DigestRecord,
-  claimed: (_, digest) => {
-    digest.updatedAt = new Date()
-  },
 })

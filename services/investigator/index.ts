@@ -6,13 +6,8 @@
  * one periodic sweep for the fleet: lapsed leases of both kinds and the CI of delivered fixes. Job
  * state lives in its own tables (MikroORM); Redis carries the dispatch.
  */
-import type { Redis } from 'ioredis'
-import type { InvestigationLimits, StreamTiming } from '../../shared/config.js'
-import type { Db } from '../../shared/db.js'
-import { consumeJobs, FleetSlots, JobHost, leasedKind, PeriodicSweeper, sweepLapsed } from '../../shared/jobs/index.js'
-import type { Logger } from '../../shared/log.js'
-import type { Orm } from '../../shared/orm.js'
-import type { StreamKeys } from '../../shared/redis.js'
+import type { InvestigationLimits } from '../../shared/config.js'
+import { consumeJobs, FleetSlots, JobHost, leasedKind, PeriodicSweeper, sweepLapsed, type JobActorDeps } from '../../shared/jobs/index.js'
 import type { SandboxPlugin } from '../../shared/plugins/sandbox-types.js'
 import { waitingForDatabase, type HostedService } from '../../shared/service.js'
 import type { StreamEntry } from '../../shared/streams/index.js'
@@ -31,13 +26,7 @@ import { STOPS } from './stops.js'
 import { usageByProjectToday } from './store/usage.js'
 import type { Tools } from './tools.js'
 
-export interface InvestigatorDeps {
-  db: Db
-  orm: Orm
-  redis: Redis
-  keys: StreamKeys
-  log: Logger
-  timing: StreamTiming
+export interface InvestigatorDeps extends JobActorDeps {
   limits: InvestigationLimits
   tools: Tools
   /** The fix stage: the sandbox plugin and template (SVC_SANDBOX_JAVASCRIPT_TEMPLATE), command limits, and the dashboard's address. */

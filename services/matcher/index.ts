@@ -7,15 +7,10 @@
  * jobs never dispatched (a backfill's, spaced by not_before), and the lapsed-lease sweep. The
  * embedder is made when the service starts (its pool proves it loads) and closed when it stops.
  */
-import type { Redis } from 'ioredis'
-import type { EmbeddingsConfig, LogLevel, StreamTiming } from '../../shared/config.js'
+import type { EmbeddingsConfig, LogLevel } from '../../shared/config.js'
 import type { FrictionLimits } from '../../shared/config-friction.js'
-import type { Db } from '../../shared/db.js'
-import { consumeJobs, dispatchDueRows, FleetSlots, JobHost, leasedKind, PeriodicSweeper, sweepLapsed, type SweepPass } from '../../shared/jobs/index.js'
-import type { Logger } from '../../shared/log.js'
+import { consumeJobs, dispatchDueRows, FleetSlots, JobHost, leasedKind, PeriodicSweeper, sweepLapsed, type SweepPass, type JobActorDeps } from '../../shared/jobs/index.js'
 import type { ObjectStore } from '../../shared/object-store.js'
-import type { Orm } from '../../shared/orm.js'
-import type { StreamKeys } from '../../shared/redis.js'
 import { waitingForDatabase, type HostedService } from '../../shared/service.js'
 import { GROUPS } from '../../shared/topology.js'
 import { dispatchJobs, FRICTION_ENTRIES, FRICTION_JOB_KINDS, frictionDue, type FrictionJobKind } from './dispatch.js'
@@ -24,14 +19,8 @@ import { matcherHealth } from './health.js'
 import { frictionJobKind } from './jobs.js'
 import { scanDueRecordings } from './scan-due.js'
 
-export interface MatcherDeps {
-  db: Db
-  orm: Orm
+export interface MatcherDeps extends JobActorDeps {
   objects: ObjectStore
-  redis: Redis
-  keys: StreamKeys
-  log: Logger
-  timing: StreamTiming
   limits: FrictionLimits
   /** What createEmbedder reads (config.embeddings, config.logLevel). */
   embeddings: { readonly embeddings: EmbeddingsConfig; readonly logLevel: LogLevel }

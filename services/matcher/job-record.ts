@@ -4,7 +4,6 @@
  * a friction job's row: the work writes its own tables in its own transactions (a scan, a
  * matching decision), each safe to run again.
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
 import { LeasedJobRecord, leasedClaim } from '../../shared/jobs/index.js'
 import { countJobEnd } from './metrics.js'
 import { FrictionJob } from './store/entities.js'
@@ -29,12 +28,8 @@ export class FrictionJobRecord extends LeasedJobRecord<FrictionJob> {
     return this.row
   }
 
-  /** A requeued job (for the stream's next delivery, or with a lease of 0 for the sweeper at once) goes back to pending, touched. */
+  /** A requeued job (for the stream's next delivery, or with a lease of 0 for the sweeper at once) goes back to pending. */
   protected override readonly queuedState = 'pending'
-
-  protected override requeued(_: EntityManager, row: FrictionJob): void {
-    row.updatedAt = new Date()
-  }
 
   /** Ends the job once: completed, or failed with `<code>: <message>` in its error. */
   finish(end: FrictionEnd, _durationMs: number): Promise<void> {
@@ -59,7 +54,4 @@ export const claimFrictionJob = leasedClaim({
   finalStates: FRICTION_FINAL_STATES,
   runningState: 'claimed',
   record: FrictionJobRecord,
-  claimed: (_, job) => {
-    job.updatedAt = new Date()
-  },
 })

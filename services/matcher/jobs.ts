@@ -5,15 +5,11 @@
  * scan's match jobs, a decision's confirm job, a confirm's next batch) is dispatched once the job's
  * end committed. A confirm job hands a ticket it left published to the investigator (commands.ts).
  */
-import type { Redis } from 'ioredis'
 import type { FrictionLimits } from '../../shared/config-friction.js'
-import { isDatabaseOutage, type Db } from '../../shared/db.js'
-import type { JobKind } from '../../shared/jobs/index.js'
-import type { Logger } from '../../shared/log.js'
+import { isDatabaseOutage } from '../../shared/db.js'
+import type { JobKind, JobActorDeps } from '../../shared/jobs/index.js'
 import { ObjectStoreUnavailable, type ObjectStore } from '../../shared/object-store.js'
-import type { Orm } from '../../shared/orm.js'
 import { EmbeddingsUnavailable } from '../../shared/plugins/embeddings-types.js'
-import type { StreamKeys } from '../../shared/redis.js'
 import { handOverPublished } from './commands.js'
 import { confirmTicket } from './confirm/index.js'
 import { dispatchJob, dispatchJobs, queueConfirm, type FrictionJobKind } from './dispatch.js'
@@ -24,13 +20,8 @@ import { countDecision } from './metrics.js'
 import { scanRecording } from './scan-due.js'
 import { FrictionJob } from './store/entities.js'
 
-export interface FrictionJobDeps {
-  db: Db
-  orm: Orm
+export interface FrictionJobDeps extends Omit<JobActorDeps, 'timing'> {
   objects: ObjectStore
-  redis: Redis
-  keys: StreamKeys
-  log: Logger
   leaseMs: number
   /** The embedder the service started with (undefined: SVC_EMBEDDINGS_PLUGIN=none, or not started). */
   embedder(): Embedder | undefined

@@ -8,7 +8,7 @@ import type { EntityName } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Orm } from '../orm.js'
 import type { ClaimOptions, JobClaim, JobRow } from './job-kind.js'
-import type { LeasedRecord } from './leased-record.js'
+import { touch, type LeasedRecord } from './leased-record.js'
 
 export interface ClaimSpec<Row extends JobRow, Rec> {
   finalStates: readonly string[]
@@ -48,7 +48,7 @@ export interface LeasedClaim<Row extends JobRow, Rec> {
   runningState: string
   /** The kind's LeasedRecord, made for each claim. */
   record: new (em: EntityManager, row: Row, leaseMs: number) => Rec
-  /** What moves with the claim in its transaction (the status, an updated_at); nothing unless said. */
+  /** What moves with the claim in its transaction (the status); an updated_at is touched (touch) without saying. */
   claimed?(tx: EntityManager, row: Row): Promise<void> | void
 }
 
@@ -63,6 +63,7 @@ export function leasedClaim<Row extends JobRow, Rec extends LeasedRecord<Row>>(s
       leaseMs,
       record: (held, claimed) => new spec.record(held, claimed, leaseMs),
       claimed: async (tx, claimed) => {
+        touch(claimed)
         await spec.claimed?.(tx, claimed)
       },
     }

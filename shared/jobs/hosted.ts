@@ -10,9 +10,21 @@ import type { Redis } from 'ioredis'
 import type { StreamTiming } from '../config.js'
 import { isDatabaseOutage, type Db } from '../db.js'
 import type { Logger } from '../log.js'
+import type { Orm } from '../orm.js'
+import type { StreamKeys } from '../redis.js'
 import type { HostedService } from '../service.js'
 import { groupActivity, queueDepth, StreamConsumer, type ConsumerOptions } from '../streams/index.js'
 import type { PeriodicSweeper } from './sweeper.js'
+
+/** What the worker gives every actor that runs jobs (the digester, the matcher, the investigator). */
+export interface JobActorDeps {
+  db: Db
+  orm: Orm
+  redis: Redis
+  keys: StreamKeys
+  log: Logger
+  timing: StreamTiming
+}
 
 /** What a host needs of its actor. */
 export interface JobHostDeps {

@@ -84,6 +84,14 @@ export class LeasedRecord<Row extends { leaseUntil: Date | null; attempts: numbe
   }
 }
 
+/**
+ * Touches the row's updated_at where its table has one (digests, friction_jobs: the tables whose
+ * rows are dispatched when due): the kit's dispatch, claim and requeue each count as a change.
+ */
+export function touch(row: object): void {
+  if ('updatedAt' in row) (row as { updatedAt: Date }).updatedAt = new Date()
+}
+
 /** A LeasedRecord of a job row with the kit's default requeue: back to the kind's queued state with a fresh lease. */
 export class LeasedJobRecord<Row extends { state: string; leaseUntil: Date | null; attempts: number }> extends LeasedRecord<Row> {
   /** The state a requeued job goes back to. */
@@ -97,6 +105,7 @@ export class LeasedJobRecord<Row extends { state: string; leaseUntil: Date | nul
     return this.write(async (tx, row) => {
       row.state = this.queuedState
       row.leaseUntil = new Date(Date.now() + leaseMs)
+      touch(row)
       await this.requeued(tx, row)
     })
   }
