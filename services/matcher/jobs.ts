@@ -7,7 +7,7 @@
  */
 import type { FrictionLimits } from '../../shared/config-friction.js'
 import { isDatabaseOutage } from '../../shared/db.js'
-import type { JobKind, JobActorDeps } from '../../shared/jobs/index.js'
+import type { JobActorDeps, JobKind } from '../../shared/jobs/index.js'
 import { ObjectStoreUnavailable, type ObjectStore } from '../../shared/object-store.js'
 import { EmbeddingsUnavailable } from '../../shared/plugins/embeddings-types.js'
 import { handOverPublished } from './commands.js'

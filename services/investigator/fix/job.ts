@@ -18,7 +18,7 @@ import { failureCode, STOPS, type StopCode } from '../stops.js'
 import { Fix, FIX_ACTIVE_STATES } from '../store/fix-entities.js'
 import { claimFix, type FixEnd, type FixRecord } from '../store/fix-record.js'
 import { setIssueStatus } from '../store/grouper-issues.js'
-import { tokensUsedToday } from '../store/usage.js'
+import { projectTokenBudget } from '../store/usage.js'
 import type { Tools } from '../tools.js'
 import { buildFix } from './build.js'
 import type { EvidenceLimits } from './evidence.js'
@@ -75,10 +75,6 @@ export function fixJob(deps: FixJobDeps): JobKind<Fix, FixRecord, FixSubject, Fi
     requeued: (tx: EntityManager, row) => setIssueStatus(tx, row.issueId, 'investigated', '', ''),
     dispatch: (id) => dispatchFix(deps.redis, deps.keys, id),
     failureCode: (error) => failureCode(error, 'fix_failed'),
-    budget: {
-      daily: deps.limits.projectDailyTokens,
-      usedToday: (row) => tokensUsedToday(deps.orm, row.projectId),
-      exhausted: (used) => stopped('budget_exhausted', `The project's investigations and fixes used ${used} of ${deps.limits.projectDailyTokens} model tokens today (UTC).`),
-    },
+    budget: projectTokenBudget(deps.orm, deps.limits.projectDailyTokens, stopped),
   }
 }

@@ -17,7 +17,7 @@ import { failureCode, stop, type StopCode } from '../stops.js'
 import { ACTIVE_STATES, Investigation } from '../store/entities.js'
 import { setIssueStatus } from '../store/grouper-issues.js'
 import { claimRun, type OutcomeRecord, type RunRecord } from '../store/run-record.js'
-import { tokensUsedToday } from '../store/usage.js'
+import { projectTokenBudget } from '../store/usage.js'
 import type { Tools } from '../tools.js'
 import { investigate, modelPreflight, preflight } from './investigate.js'
 import { loadSubject, type Subject } from './subject.js'
@@ -58,10 +58,6 @@ export function investigationJob(deps: InvestigationJobDeps): JobKind<Investigat
     requeued: (tx: EntityManager, row) => setIssueStatus(tx, row.issueId, 'queued', '', ''),
     dispatch: (id) => dispatchInvestigation(deps.redis, deps.keys, id),
     failureCode: (error) => failureCode(error, 'investigation_failed'),
-    budget: {
-      daily: deps.limits.projectDailyTokens,
-      usedToday: (row) => tokensUsedToday(deps.orm, row.projectId),
-      exhausted: (used) => stop('budget_exhausted', `The project's investigations and fixes used ${used} of ${deps.limits.projectDailyTokens} model tokens today (UTC).`),
-    },
+    budget: projectTokenBudget(deps.orm, deps.limits.projectDailyTokens, stop),
   }
 }

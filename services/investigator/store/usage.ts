@@ -20,3 +20,15 @@ export async function usageByProjectToday(orm: Orm, now = new Date(), projectId?
   for (const row of rows) usage.set(row.projectId, (usage.get(row.projectId) ?? 0) + row.inputTokens + row.outputTokens)
   return usage
 }
+
+/**
+ * The project's daily model-token budget that investigations and fixes share, as a job kind's
+ * budget: what the project used today, and the kind's stop once it is spent.
+ */
+export function projectTokenBudget<End>(orm: Orm, daily: number, spent: (code: 'budget_exhausted', message: string) => End): { daily: number; usedToday(row: { projectId: string }): Promise<number>; exhausted(used: number): End } {
+  return {
+    daily,
+    usedToday: (row) => tokensUsedToday(orm, row.projectId),
+    exhausted: (used) => spent('budget_exhausted', `The project's investigations and fixes used ${used} of ${daily} model tokens today (UTC).`),
+  }
+}
