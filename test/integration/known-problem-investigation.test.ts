@@ -2,8 +2,12 @@ import t from 'tap'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { investigatePublished } from '../../services/investigator/known-problems.js'
 import { Investigation } from '../../services/investigator/store/entities.js'
+import { handOverPublished } from '../../services/matcher/commands.js'
 import { publishGate } from '../../services/matcher/confirm/publish-gate.js'
 import type { Queryable } from '../../shared/db.js'
+import { queueDepth } from '../../shared/streams/index.js'
+import { sleep } from '../../shared/time.js'
+import { GROUPS } from '../../shared/topology.js'
 import { approveNewProject, DashboardClient } from '../helpers/dashboard.js'
 import { frictionBrain } from '../helpers/friction-brain.js'
 import { seedEnvironment, seedRecording } from '../helpers/friction-seed.js'
@@ -122,5 +126,34 @@ t.test('with friction_auto_investigate a published known problem goes straight t
   const after = await settled(h, ticketId, ['needs_human', 'pr_draft', 'pr_created'])
   t.equal(after.issue, after.ticket, 'the ticket ends where its issue does')
   t.equal(await (h.orm.em.fork() as EntityManager).count(Investigation, { issueId }), 1)
+  t.same(await h.violations(), [])
+})
+
+t.test('the matcher hands a published known problem to the investigator on stream:published-problems, and the entry waits while no investigator runs', async (t) => {
+  const h = await startHarness(t, { script: frictionBrain() })
+  const { ticketId, issueId } = await seedCandidate(h.stack.db, h.stack.projectId)
+  await publishGate({ db: h.stack.db }, ticketId)
+  const matcher = { db: h.stack.db, redis: h.stack.redis, keys: h.stack.keys }
+  const depth = async (): Promise<number> => (await queueDepth(h.stack.redis, h.stack.keys.publishedProblems, GROUPS.published)).eligible
+  t.equal(await handOverPublished(matcher, ticketId), false, 'a project that asks a person is handed nothing')
+  t.equal(await h.stack.redis.xlen(h.stack.keys.publishedProblems), 0, 'no entry was added')
+
+  await h.stack.db.query('UPDATE projects SET friction_auto_investigate = true WHERE id = $1', [h.stack.projectId])
+  await h.stack.worker!.stop()
+  t.equal(await handOverPublished(matcher, ticketId), true, 'handed over once the project investigates at once')
+  await sleep(500)
+  const em = h.orm.em.fork() as EntityManager
+  t.equal(await em.count(Investigation, { issueId }), 0, 'nothing is opened while no investigator runs')
+  t.equal(await depth(), 1, "the entry waits in the investigator's group")
+
+  await h.stack.startWorker()
+  const opened = await waitFor(async () => (await em.fork().findOne(Investigation, { issueId })) ?? undefined, 30_000, 100)
+  t.same([opened.trigger, opened.requestedBy], ['auto', null], "the investigator's own opening, as the project setting asks")
+  await waitFor(async () => ((await depth()) === 0 ? true : undefined), 10_000, 100)
+  t.equal(await handOverPublished(matcher, ticketId), false, 'a ticket that left awaiting_approval is not handed over again')
+  const after = await settled(h, ticketId, ['needs_human', 'pr_draft', 'pr_created'])
+  t.equal(after.issue, after.ticket, 'the ticket ends where its issue does')
+  t.equal(await (h.orm.em.fork() as EntityManager).count(Investigation, { issueId }), 1, 'one investigation')
+  t.equal(await h.stack.redis.xlen(`${h.stack.keys.publishedProblems}:dead:${GROUPS.published}`), 0, 'nothing was dead-lettered')
   t.same(await h.violations(), [])
 })
