@@ -3,13 +3,9 @@
  * project they do not own, so a page cannot show another person's project by mistake.
  */
 import type { Queryable } from '../../../shared/db.js'
+import { isUuid } from '../../../shared/uuid.js'
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-/** True when text can be a row id (anything else would make PostgreSQL refuse the query). */
-export function isUuid(text: string): boolean {
-  return UUID.test(text)
-}
+export { isUuid }
 
 export interface ProjectSummary {
   id: string

@@ -1,4 +1,7 @@
-/** Finds or creates the environments a batch's events name, as one statement over arrays (known ones are not looked up). */
+/**
+ * Finds or creates the environments a batch names, as one statement over arrays (known ones are not
+ * looked up): the grouper's events and the recorder's chunks name them alike, so both make them here.
+ */
 import type pg from 'pg'
 import type { KnownIds } from './known-ids.js'
 

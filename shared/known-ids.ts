@@ -1,5 +1,5 @@
 /**
- * Row ids a grouper found or created lately, by their natural key: issues by
+ * Row ids a consumer (the grouper, the recorder) found or created lately, by their natural key: issues by
  * `${projectId}|${fingerprint}`, environments by `${projectId}|${name}`. The same ones come back
  * batch after batch, and finding them again (an INSERT … ON CONFLICT DO NOTHING and a SELECT per
  * batch) made each batch wait for the other consumer loop's transaction, which holds those rows
