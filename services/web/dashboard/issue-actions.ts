@@ -4,7 +4,7 @@
  * not noise.
  */
 import type { DashboardDeps } from './deps.js'
-import { getIssueDetail, type IssueDetail } from './issue-queries.js'
+import { getIssueDetail, type IssueDetail } from '../../grouper/read/issues.js'
 import { getOwnProject, type ProjectFacts } from './project-queries.js'
 import { PageError, redirect } from './respond.js'
 import type { FormContext } from './route.js'

@@ -37,21 +37,6 @@ export interface KeySummary {
   revoked_at: Date | null
 }
 
-export interface IssueRow {
-  id: string
-  title: string
-  culprit: string
-  status: string
-  kind: string
-  /** Why the issue is noise (resize-observer-loop, cross-origin-script-error, browser-extension), '' when it is not. */
-  noise: string
-  event_count: string
-  user_count: number
-  session_count: number
-  first_seen: Date
-  last_seen: Date
-}
-
 /** The user's projects, newest first. */
 export async function listOwnProjects(db: Queryable, userId: string): Promise<ProjectSummary[]> {
   const { rows } = await db.query<ProjectSummary>(
@@ -78,23 +63,4 @@ export async function getOwnProject(db: Queryable, userId: string, projectId: st
 export async function listProjectKeys(db: Queryable, projectId: string): Promise<KeySummary[]> {
   const { rows } = await db.query<KeySummary>('SELECT id, kind, label, created_at, revoked_at FROM api_keys WHERE project_id = $1 ORDER BY created_at, id', [projectId])
   return rows
-}
-
-export interface IssueList {
-  issues: IssueRow[]
-  /** Noise issues of the project, listed or not. */
-  noiseCount: number
-}
-
-/** The project's issues, most recently seen first; noise issues only when withNoise. */
-export async function listIssues(db: Queryable, projectId: string, withNoise: boolean, limit = 200): Promise<IssueList> {
-  const [listed, noise] = await Promise.all([
-    db.query<IssueRow>(
-      `SELECT id, title, culprit, status, kind, noise, event_count, user_count, session_count, first_seen, last_seen
-         FROM issues WHERE project_id = $1 AND ($2 OR noise = '') ORDER BY last_seen DESC LIMIT $3`,
-      [projectId, withNoise, limit],
-    ),
-    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM issues WHERE project_id = $1 AND noise <> ''`, [projectId]),
-  ])
-  return { issues: listed.rows, noiseCount: noise.rows[0]?.n ?? 0 }
 }

@@ -4,7 +4,7 @@
  * the project's environments. Only the project's owner sees the page or may post.
  */
 import type uWS from 'uWebSockets.js'
-import { listEnvironments } from '../../grouper/read-environments.js'
+import { listEnvironments } from '../../grouper/read/environments.js'
 import type { DashboardDeps } from './deps.js'
 import { ownProject } from './project-routes.js'
 import { getOwnProject, type ProjectFacts } from './project-queries.js'

@@ -1,6 +1,6 @@
 /** The breadcrumbs that led to the latest event: what the page did, oldest first, the error last. */
 import { html, type SafeHtml } from '../html.js'
-import { BREADCRUMBS_SHOWN, type ShownBreadcrumb } from '../stored-event.js'
+import { BREADCRUMBS_SHOWN, type ShownBreadcrumb } from '../../../grouper/read/stored-event.js'
 
 /** The breadcrumb table, each crumb's time also given relative to the error (occurredAt). */
 export function breadcrumbsSection(crumbs: readonly ShownBreadcrumb[], occurredAt: Date): SafeHtml {

@@ -4,7 +4,7 @@
  * environments of its latest events with their counts.
  */
 import { html, type SafeHtml } from '../html.js'
-import type { DayCount, FacetCount, Facets } from '../issue-queries.js'
+import type { DayCount, FacetCount, Facets } from '../../../grouper/read/issues.js'
 
 const BAR = 20
 const GAP = 4

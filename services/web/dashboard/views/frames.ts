@@ -6,8 +6,8 @@
  */
 import { normalizeSourcePath } from '../../../../shared/source-path.js'
 import { html, type SafeHtml } from '../html.js'
-import type { LatestEvent } from '../issue-queries.js'
-import type { ShownFrame, SourceLines } from '../stored-event.js'
+import type { LatestEvent } from '../../../grouper/read/issues.js'
+import type { ShownFrame, SourceLines } from '../../../grouper/read/stored-event.js'
 import { stackNoteExplanation, unresolvedExplanation } from './explanations.js'
 
 /** The stack section: note, frames, and the stack text as sent. */

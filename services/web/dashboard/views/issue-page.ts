@@ -6,10 +6,10 @@
  */
 import { html, type SafeHtml } from '../html.js'
 import type { LinkedPullRequest } from '../../mcp/pull-requests.js'
-import type { DayCount, Facets, IssueDetail, LatestEvent, RecentEvent } from '../issue-queries.js'
+import type { DayCount, Facets, IssueDetail, LatestEvent, RecentEvent } from '../../../grouper/read/issues.js'
 import type { ProjectFacts } from '../project-queries.js'
 import type { IssueSession } from '../recording-queries.js'
-import { browserLabel } from '../user-agent.js'
+import { browserLabel } from '../../../grouper/read/user-agent.js'
 import type { Viewer } from '../viewer.js'
 import { breadcrumbsSection } from './breadcrumbs.js'
 import { noiseExplanation } from './explanations.js'

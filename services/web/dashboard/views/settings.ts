@@ -3,7 +3,7 @@
  * and the app's install link, the limited-draft opt-in, the digest's time zone, and the project's
  * environments with the UUIDs the operator commands take. Only the project's owner sees it.
  */
-import type { EnvironmentRow } from '../../../grouper/read-environments.js'
+import type { EnvironmentRow } from '../../../grouper/read/environments.js'
 import { html, safeHref, type SafeHtml } from '../html.js'
 import type { RepoOutcome, SavedOutcome } from '../project-settings.js'
 import type { ProjectFacts } from '../project-queries.js'

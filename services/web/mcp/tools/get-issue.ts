@@ -6,8 +6,8 @@
  */
 import { readFix, type FixView } from '../../../investigator/fix/read.js'
 import { readInvestigation, readNotInvestigated, type InvestigationView } from '../../../investigator/investigation/read.js'
-import { getFacets, getLatestEvent, type LatestEvent } from '../../dashboard/issue-queries.js'
-import type { ShownFrame } from '../../dashboard/stored-event.js'
+import { getFacets, getLatestEvent, type LatestEvent } from '../../../grouper/read/issues.js'
+import type { ShownFrame } from '../../../grouper/read/stored-event.js'
 import { listLinkedPullRequests } from '../pull-requests.js'
 import { defineTool } from '../tool.js'
 import { findIssue, issueSummary } from './shape.js'

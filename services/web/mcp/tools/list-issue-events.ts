@@ -1,5 +1,5 @@
 /** Tool list_issue_events: an issue's events, newest first, a page at a time (the error as sent, not the frames). */
-import { browserLabel } from '../../dashboard/user-agent.js'
+import { browserLabel } from '../../../grouper/read/user-agent.js'
 import { defineTool } from '../tool.js'
 import { decodeCursor, encodeCursor, findIssue, fromMicros, micros } from './shape.js'
 

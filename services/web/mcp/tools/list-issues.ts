@@ -1,5 +1,5 @@
 /** Tool list_issues: the project's issues, most recently seen first, filtered and a page at a time. */
-import type { IssueRow } from '../../dashboard/project-queries.js'
+import type { IssueRow } from '../../../grouper/read/issue-list.js'
 import { defineTool } from '../tool.js'
 import { decodeCursor, encodeCursor, fromMicros, issueSummary, micros, readTime } from './shape.js'
 

@@ -2,8 +2,8 @@
  * What several tools share: an issue as answers show it, the issue an id names (of the key's
  * project only), and the opaque cursors of paged lists.
  */
-import { getIssueDetail, type IssueDetail } from '../../dashboard/issue-queries.js'
-import type { IssueRow } from '../../dashboard/project-queries.js'
+import { getIssueDetail, type IssueDetail } from '../../../grouper/read/issues.js'
+import type { IssueRow } from '../../../grouper/read/issue-list.js'
 import { issueUrl, ToolError, type ToolContext } from '../tool.js'
 
 /** An issue's fields; title, culprit and reason text are made from recorded text: untrusted. */

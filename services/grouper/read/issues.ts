@@ -1,12 +1,14 @@
 /**
- * What the issue page reads. Every aggregate is bounded, so an issue with a hundred thousand events
+ * An issue and its events as the issue page, the project API and the tool server read them (the
+ * grouper's read face). Every aggregate is bounded, so an issue with a hundred thousand events
  * stays fast: facets count the latest FACET_SAMPLE events (browsers the latest BROWSER_SAMPLE), the
  * chart counts the last CHART_DAYS days, and all walk events_issue_received (issue_id, received_at
  * DESC). Callers have checked that the issue belongs to the viewer's project.
  */
 import type { Queryable } from '../../../shared/db.js'
 import { DAY } from '../../../shared/time.js'
-import { isUuid, type IssueRow } from './project-queries.js'
+import { isUuid } from '../../../shared/uuid.js'
+import type { IssueRow } from './issue-list.js'
 import { readBreadcrumbs, readGrouping, type ShownBreadcrumb, type ShownGrouping } from './stored-event.js'
 import { browserLabel } from './user-agent.js'
 
