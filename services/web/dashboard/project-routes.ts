@@ -14,7 +14,7 @@ import { getDailyCounts, getFacets, getIssueDetail, getLatestEvent, listRecentEv
 import { getKnownProblemIdOfIssue } from './known-problem-queries.js'
 import { listIssues } from '../../grouper/read/issue-list.js'
 import { getOwnProject, listOwnProjects, listProjectKeys, type ProjectFacts } from './project-queries.js'
-import { listIssueSessions } from './recording-queries.js'
+import { listIssueSessions } from '../../recorder/read/recordings.js'
 import { PageError, redirect, sendPage } from './respond.js'
 import { getPage, postForm, type PageContext } from './route.js'
 import { signInPath } from './viewer.js'

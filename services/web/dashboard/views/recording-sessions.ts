@@ -4,7 +4,7 @@
  * text (user labels, pages) is untrusted and goes through html`` like everything else.
  */
 import { html, type SafeHtml } from '../html.js'
-import { ISSUE_SESSIONS, missingChunks, type IssueSession, type RecordingSummary } from '../recording-queries.js'
+import { ISSUE_SESSIONS, missingChunks, type IssueSession, type RecordingSummary } from '../../../recorder/read/recordings.js'
 import { when } from './layout.js'
 
 /** The replay opens this long before the error, so the steps that led to it are on screen. */

@@ -5,7 +5,7 @@
  */
 import { html, type SafeHtml } from '../html.js'
 import type { ProjectFacts } from '../project-queries.js'
-import { RECORDINGS_PER_PAGE, type RecordingFilters, type RecordingSummary } from '../recording-queries.js'
+import { RECORDINGS_PER_PAGE, type RecordingFilters, type RecordingSummary } from '../../../recorder/read/recordings.js'
 import type { Viewer } from '../viewer.js'
 import { when } from './layout.js'
 import { projectFrame } from './projects.js'

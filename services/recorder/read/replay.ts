@@ -1,10 +1,10 @@
 /**
  * The replay's events for the browser, read from the recorder's chunk objects
- * (services/recorder/read-chunks.ts), cleaned of what would run or fetch, and capped at
+ * (read/chunks.ts), cleaned of what would run or fetch, and capped at
  * REPLAY_CAP_BYTES.
  */
 import type { ObjectStore } from '../../../shared/object-store.js'
-import { CHUNKS_CAP_BYTES, walkChunks, type ChunkRef } from '../../recorder/read-chunks.js'
+import { CHUNKS_CAP_BYTES, walkChunks, type ChunkRef } from './chunks.js'
 import { ReplayCleaner } from './replay/clean-events.js'
 
 /** Events one replay carries at most (the chunk reader's cap): a longer session plays up to where it fell, and says so. */

@@ -6,8 +6,8 @@
  */
 import type { Queryable } from '../../../shared/db.js'
 import { userKey } from '../../../shared/user-key.js'
-import { isUuid } from './project-queries.js'
-import type { ChunkRef } from '../../recorder/read-chunks.js'
+import { isUuid } from '../../../shared/uuid.js'
+import type { ChunkRef } from './chunks.js'
 
 /** Recordings per page of the list. */
 export const RECORDINGS_PER_PAGE = 50

@@ -17,7 +17,7 @@
  * A removed attribute stays a removal in an attribute change (null), so the replay does not keep
  * the value it had before. Events are changed in place: they were parsed for this answer alone.
  */
-import type { RrwebEvent } from '../../../recorder/read-chunks.js'
+import type { RrwebEvent } from '../chunks.js'
 import { cleanCss } from './clean-css.js'
 
 const FULL_SNAPSHOT = 2

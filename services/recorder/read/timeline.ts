@@ -4,7 +4,7 @@
  * the recording has that node) and the errors the SDK marked (svc.error custom events). Everything
  * here comes from the recorded page and is untrusted text: the views escape it.
  */
-import type { RrwebEvent } from '../../recorder/read-chunks.js'
+import type { RrwebEvent } from './chunks.js'
 
 /** Items the session page lists; a session with more says how many were left out. */
 export const TIMELINE_ITEMS = 500

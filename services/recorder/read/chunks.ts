@@ -7,7 +7,7 @@
  */
 import { promisify } from 'node:util'
 import { gunzip } from 'node:zlib'
-import type { ObjectStore } from '../../shared/object-store.js'
+import type { ObjectStore } from '../../../shared/object-store.js'
 
 const gunzipAsync = promisify(gunzip)
 
