@@ -1,8 +1,9 @@
 /**
- * What the recording pages read (docs/recordings.md): a project's recordings with filters, one
- * recording with its chunks, the sessions an issue happened in, and which stored event (and issue)
- * an svc.error marker of a replay names. Callers have checked that the project is the viewer's;
- * every query is bounded by the project id, so another project's recording is never found.
+ * What the recording pages and the project API read (docs/recordings.md): a project's recordings
+ * with filters, one recording with its chunks, the sessions an issue happened in, and which stored
+ * event (and issue) an svc.error marker of a replay names. Callers have checked that the project is
+ * the viewer's; every query is bounded by the project id, so another project's recording is never
+ * found.
  */
 import type { Queryable } from '../../../shared/db.js'
 import { userKey } from '../../../shared/user-key.js'

@@ -6,7 +6,7 @@
  */
 import type uWS from 'uWebSockets.js'
 import type { DashboardDeps } from './deps.js'
-import { getKnownProblem } from './known-problem-queries.js'
+import { getKnownProblem } from '../../matcher/read/known-problems.js'
 import { getOwnProject, type ProjectFacts } from './project-queries.js'
 import { PageError, redirect } from './respond.js'
 import { postForm, type FormContext } from './route.js'

@@ -3,7 +3,7 @@
  * published, and the address of its page. Shared by the list (known-problems.ts) and its page
  * (known-problem-page.ts).
  */
-import { isPublished, type TicketCounts } from '../known-problem-gate.js'
+import { isPublished, type TicketCounts } from '../../../matcher/read/gate.js'
 import { html, type SafeHtml } from '../html.js'
 import { when } from './layout.js'
 

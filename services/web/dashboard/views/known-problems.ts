@@ -6,7 +6,7 @@
  * are recorded text: escaped like everything else.
  */
 import { html, type SafeHtml } from '../html.js'
-import { FRICTION_KINDS, KNOWN_PROBLEMS_PER_PAGE, type KnownProblemFilters, type KnownProblemSummary } from '../known-problem-queries.js'
+import { FRICTION_KINDS, KNOWN_PROBLEMS_PER_PAGE, type KnownProblemFilters, type KnownProblemSummary } from '../../../matcher/read/known-problems.js'
 import type { ProjectFacts } from '../project-queries.js'
 import type { Viewer } from '../viewer.js'
 import { kindLabel, knownProblemPath, publicationLabel, stateLabel } from './known-problem-words.js'

@@ -4,8 +4,8 @@
  * The matcher's gate decides; the page reads the ticket's counts against the gate's own numbers and
  * share (imported, so the two cannot disagree) to say why.
  */
-import { confirmedShare, gateAction, type GateCounts } from '../../matcher/confirm/publish-gate.js'
-import { PUBLISH_MIN_CONFIRMED, PUBLISH_MIN_SHARE, PUBLISH_MIN_USERS, UNPUBLISH_BELOW_SHARE, UNPUBLISH_MIN_CHECKS } from '../../matcher/confirm/thresholds.js'
+import { confirmedShare, gateAction, type GateCounts } from '../confirm/publish-gate.js'
+import { PUBLISH_MIN_CONFIRMED, PUBLISH_MIN_SHARE, PUBLISH_MIN_USERS, UNPUBLISH_BELOW_SHARE, UNPUBLISH_MIN_CHECKS } from '../confirm/thresholds.js'
 
 export { PUBLISH_MIN_CONFIRMED, PUBLISH_MIN_SHARE, PUBLISH_MIN_USERS, UNPUBLISH_BELOW_SHARE, UNPUBLISH_MIN_CHECKS }
 

@@ -1,12 +1,12 @@
 /**
- * What the known-problem pages read (docs/known-problems.md, migration 078): a project's tickets
- * with filters, one ticket, its matched recordings, its checks, the ticket of a friction-kind
- * issue. The matcher owns these tables; the dashboard only reads them, straight in SQL. Callers
+ * What the known-problem pages and the tool server read (docs/known-problems.md, migration 078): a
+ * project's tickets with filters, one ticket, its matched recordings, its checks, the ticket of a
+ * friction-kind issue. The matcher owns these tables and publishes their reads here. Callers
  * have checked that the project is the viewer's; every query is bounded by the project id, so
  * another project's ticket is never found.
  */
 import type { Queryable } from '../../../shared/db.js'
-import { isUuid } from './project-queries.js'
+import { isUuid } from '../../../shared/uuid.js'
 
 /** Known problems per page of the list. */
 export const KNOWN_PROBLEMS_PER_PAGE = 50
