@@ -3,7 +3,7 @@
  * the cause in the code, an investigation first when none did, nothing while either is in flight.
  */
 import type uWS from 'uWebSockets.js'
-import { requestFix } from '../../investigator/fix/read.js'
+import { requestFix } from '../../investigator/commands.js'
 import type { DashboardDeps } from './deps.js'
 import { issueForAction } from './issue-actions.js'
 import { redirect } from './respond.js'

@@ -5,8 +5,9 @@
  * pages': the project's owner only, and another project's known problem is "not found".
  */
 import type uWS from 'uWebSockets.js'
-import { readFix } from '../../investigator/fix/read.js'
-import { readInvestigation, requestInvestigation } from '../../investigator/investigation/read.js'
+import { readFix } from '../../investigator/read/fix.js'
+import { requestInvestigation } from '../../investigator/commands.js'
+import { readInvestigation } from '../../investigator/read/investigation.js'
 import type { DashboardDeps } from './deps.js'
 import { FRICTION_KINDS, getKnownProblem, listKnownProblemChecks, listKnownProblems, listMatchedRecordings, MAX_KNOWN_PROBLEM_PAGE, type KnownProblemFilters } from '../../matcher/read/known-problems.js'
 import { getOwnProject } from './project-queries.js'

@@ -4,8 +4,9 @@
  * owner's "Fix this": fix-routes.ts.
  */
 import type uWS from 'uWebSockets.js'
-import { readFix } from '../../investigator/fix/read.js'
-import { fixWithheld, readInvestigation, readNotInvestigated, requestInvestigation } from '../../investigator/investigation/read.js'
+import { readFix } from '../../investigator/read/fix.js'
+import { requestInvestigation } from '../../investigator/commands.js'
+import { fixWithheld, readInvestigation, readNotInvestigated } from '../../investigator/read/investigation.js'
 import { listLinkedPullRequests } from '../mcp/pull-requests.js'
 import { readProjectFacts } from '../setup/project-facts.js'
 import type { DashboardDeps } from './deps.js'

@@ -6,7 +6,7 @@
  */
 import type { Db } from '../../../shared/db.js'
 import type { KeyAuthenticator } from '../../../shared/key-auth.js'
-import type { FixRequester } from '../../investigator/fix/read.js'
+import type { FixRequester } from '../../investigator/commands.js'
 import { getWebSession } from '../accounts/web-sessions.js'
 import { getOwnProject, isUuid } from '../dashboard/project-queries.js'
 import { ProjectApiError } from './errors.js'

@@ -5,7 +5,7 @@
  * reasons, commands and output come from a model and from the user's repository: all of it is
  * escaped, and a link is made only of an http(s) address.
  */
-import type { FixView } from '../../../investigator/fix/read.js'
+import type { FixView } from '../../../investigator/read/fix.js'
 import { html, safeHref, type SafeHtml } from '../html.js'
 import type { Viewer } from '../viewer.js'
 import { duration, iso, NUMBER } from './investigation.js'

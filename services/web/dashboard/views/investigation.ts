@@ -5,8 +5,7 @@
  * written by a model that read event text from browsers, so all of it is escaped, and a link is made
  * only of an http(s) address.
  */
-import type { InvestigationView, NotInvestigated } from '../../../investigator/investigation/read.js'
-import { ACTIVE_STATES } from '../../../investigator/store/entities.js'
+import { ACTIVE_STATES, type InvestigationView, type NotInvestigated } from '../../../investigator/read/investigation.js'
 import { html, safeHref, type SafeHtml } from '../html.js'
 import type { Viewer } from '../viewer.js'
 import { csrfField, when } from './layout.js'

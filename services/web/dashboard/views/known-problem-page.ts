@@ -5,8 +5,8 @@
  * investigation and fix of its friction-kind issue with the issue page's own panels. Page, target
  * and narrative are recorded text and user labels the SDK's: all escaped.
  */
-import type { FixView } from '../../../investigator/fix/read.js'
-import type { InvestigationView } from '../../../investigator/investigation/read.js'
+import type { FixView } from '../../../investigator/read/fix.js'
+import type { InvestigationView } from '../../../investigator/read/investigation.js'
 import { html, type SafeHtml } from '../html.js'
 import { dueForUnpublishing, PUBLISH_MIN_CONFIRMED, PUBLISH_MIN_SHARE, PUBLISH_MIN_USERS, thresholds, UNPUBLISH_BELOW_SHARE, UNPUBLISH_MIN_CHECKS } from '../../../matcher/read/gate.js'
 import { LISTED_EVIDENCE, type KnownProblemCheck, type KnownProblemDetail, type MatchedRecording } from '../../../matcher/read/known-problems.js'

@@ -1,17 +1,18 @@
 /**
- * What people and agents read of an issue's investigation (the issue page, its JSON, later the
- * tool server), and the one action they take: ask for another. Cited lines link into the repository
- * at the investigation's commit; a stop shows its reason and remediation; usage is shown with it.
+ * What people and agents read of an issue's investigation (the issue page, its JSON, the tool
+ * server). Cited lines link into the repository at the investigation's commit; a stop shows its
+ * reason and remediation; usage is shown with it. The one action they take, asking for another, is
+ * a command: services/investigator/commands.ts.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Redis } from 'ioredis'
 import type { Orm } from '../../../shared/orm.js'
-import type { StreamKeys } from '../../../shared/redis.js'
 import { noiseNote } from '../admission-verdict.js'
-import { startInvestigation } from '../dispatch.js'
 import { readAdmissionNote, type AdmissionNote } from '../store/admission-notes.js'
 import { latestInvestigation } from '../store/admissions.js'
-import { InvestigationCitation } from '../store/entities.js'
+import { ACTIVE_STATES, InvestigationCitation } from '../store/entities.js'
+
+/** The states of an investigation in flight (queued, analyzing): another is refused meanwhile. */
+export { ACTIVE_STATES }
 
 export interface InvestigationView {
   id: string
@@ -75,12 +76,6 @@ export async function readInvestigation(orm: Orm, issueId: string): Promise<Inve
     },
     citations: citations.map((c) => ({ path: c.path, lineStart: c.lineStart, lineEnd: c.lineEnd, quote: c.quote, url: link(c.path, c.lineStart, c.lineEnd) })),
   }
-}
-
-/** A person asks for another investigation: started, or refused while one is in flight. */
-export async function requestInvestigation(orm: Orm, redis: Redis, keys: StreamKeys, request: { issueId: string; projectId: string; userId: string; leaseMs: number }): Promise<'started' | 'in_flight'> {
-  const started = await startInvestigation(orm, redis, keys, { issueId: request.issueId, projectId: request.projectId, trigger: 'manual', requestedBy: request.userId, leaseMs: request.leaseMs })
-  return started ? 'started' : 'in_flight'
 }
 
 /** Why an issue is not investigated, as people and agents read it; decidedAt is null for noise, which needs no decision. */
