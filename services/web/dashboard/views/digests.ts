@@ -1,6 +1,5 @@
 /** GET /projects/:id/digests: the latest daily digests, each as delivered, with its items' facts and check. */
-import type { DigestView } from '../../../digester/read.js'
-import { DIGEST_TIME } from '../../../digester/schedule.js'
+import { DIGEST_TIME, type DigestView } from '../../../digester/read.js'
 import type { ProjectSetup } from '../../setup/project-facts.js'
 import { html, type SafeHtml } from '../html.js'
 import type { ProjectFacts } from '../project-queries.js'

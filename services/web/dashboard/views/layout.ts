@@ -1,6 +1,6 @@
 /** The page frame every dashboard page shares: header, navigation, the signed-in person, sign out. */
 import { DateTime } from 'luxon'
-import { zoneOrUtc } from '../../../digester/schedule.js'
+import { zoneOrUtc } from '../../../digester/read.js'
 import { ICON_PATH, STYLESHEET_PATH } from '../assets.js'
 import { html, type SafeHtml } from '../html.js'
 import type { PageError } from '../respond.js'

@@ -1,6 +1,6 @@
 /** The project pages: the list, one project's overview, its issues (one issue: issue-page.ts; settings: settings.ts). */
 import { html, type SafeHtml } from '../html.js'
-import { DIGEST_TIME } from '../../../digester/schedule.js'
+import { DIGEST_TIME } from '../../../digester/read.js'
 import type { ProjectSetup } from '../../setup/project-facts.js'
 import type { IssueList } from '../../../grouper/read/issue-list.js'
 import type { KeySummary, ProjectFacts, ProjectSummary } from '../project-queries.js'
