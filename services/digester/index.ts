@@ -24,6 +24,10 @@ import { digestHealth } from './health.js'
 import { digestJob } from './job.js'
 import { DIGEST_ENTRY, dispatchDueDigests, openDueDigests, scheduleProjects } from './sweep.js'
 
+export type { Clock } from './clock.js'
+/** The digester's entities, for the process that opens the ORM it works through. */
+export { DIGESTER_ENTITIES } from './store/entities.js'
+
 export interface DigesterDeps {
   db: Db
   orm: Orm
