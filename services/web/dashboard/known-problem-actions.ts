@@ -6,13 +6,14 @@
  */
 import type uWS from 'uWebSockets.js'
 import type { DashboardDeps } from './deps.js'
+import { answerSameFix, type SameFixAnswer } from '../../matcher/commands.js'
 import { getKnownProblem } from '../../matcher/read/known-problems.js'
 import { getOwnProject, type ProjectFacts } from './project-queries.js'
 import { PageError, redirect } from './respond.js'
 import { postForm, type FormContext } from './route.js'
 import { signInPath } from './viewer.js'
 
-const ANSWERS = ['same', 'different'] as const
+const ANSWERS: readonly SameFixAnswer[] = ['same', 'different']
 
 async function ownerOnly(deps: DashboardDeps, ctx: FormContext, back: string): Promise<ProjectFacts | undefined> {
   const { ex, viewer } = ctx
@@ -50,12 +51,7 @@ export function registerKnownProblemActions(app: uWS.TemplatedApp, deps: Dashboa
     const answer = ANSWERS.find((a) => a === ctx.form.get('answer'))
     if (!answer) throw new PageError(400, 'Not answered', 'The answer is "same" or "different". Reload the known problem and use its buttons.')
     // Only a question that was asked can be answered; the other problem must still be there to answer about.
-    const { rowCount } = await db.query(
-      `UPDATE tickets SET same_fix = $3, updated_at = now(), version = version + 1
-        WHERE id = $1 AND project_id = $2 AND same_fix IS NOT NULL AND same_fix_ticket_id IS NOT NULL`,
-      [problem.id, project.id, answer],
-    )
-    if (rowCount === 0) throw new PageError(409, 'Not answered', 'No same-fix question is open on this known problem (the other problem may have been removed). Reload the page.')
+    if (!(await answerSameFix(db, project.id, problem.id, answer))) throw new PageError(409, 'Not answered', 'No same-fix question is open on this known problem (the other problem may have been removed). Reload the page.')
     deps.log.info('known problem same-fix answered', { project_id: project.id, ticket_id: problem.id, user_id: ctx.viewer.session!.user.id, answer })
     redirect(ctx.ex, `/projects/${project.id}/known-problems/${problem.id}`)
   })

@@ -1,11 +1,10 @@
 /**
- * The one place the matcher writes the grouper's table: a known problem's friction-kind issue
- * (issues.kind = 'friction', fingerprint 'ticket:<ticket id>'), opened with its ticket and kept in
- * step as findings join it. Reached with SQL in the transaction of the matcher's own write (tx), so
- * an issue never exists without its ticket nor a ticket without its issue.
+ * A known problem's friction-kind issue (issues.kind = 'friction', fingerprint 'ticket:<ticket id>')
+ * as the matcher asks the grouper to keep it: opened with its ticket and kept in step as findings
+ * join it. The grouper owns the table; these run in the matcher's transaction (tx), so an issue
+ * never exists without its ticket nor a ticket without its issue.
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
-import type { TicketState } from './entities.js'
+import { runSql, type SqlTx } from '../../../shared/sql-tx.js'
 
 /** Longest issue title taken from a narrative; the rest is on the ticket. */
 const TITLE_MAX = 200
@@ -18,7 +17,8 @@ export interface FrictionIssue {
   narrative: string
   page: string
   target: string
-  state: TicketState
+  /** The ticket's state, which the issue's status mirrors. */
+  state: string
   at: Date
   users: number
 }
@@ -39,9 +39,10 @@ function oneLine(text: string, max: number): string {
  * the project's, as the grouper fills it; its status mirrors the ticket's state; its title is the
  * narrative's first words (untrusted text, escaped where it is shown).
  */
-export async function openFrictionIssue(tx: EntityManager, issue: FrictionIssue): Promise<string> {
+export async function openFrictionIssue(tx: SqlTx, issue: FrictionIssue): Promise<string> {
   const title = oneLine(issue.narrative, TITLE_MAX) || `${issue.target} on ${issue.page}`
-  const rows = await tx.execute<{ id: string }[]>(
+  const rows = await runSql<{ id: string }>(
+    tx,
     `INSERT INTO issues (project_id, kind, fingerprint, grouping_version, status, title, culprit, first_seen, last_seen, user_count)
      SELECT p.id, 'friction', ?, p.grouping_version, ?, ?, ?, ?, ?, ? FROM projects p WHERE p.id = ?
      RETURNING id`,
@@ -53,6 +54,6 @@ export async function openFrictionIssue(tx: EntityManager, issue: FrictionIssue)
 }
 
 /** A finding joined the issue's ticket: its last sighting and its distinct users follow, in tx. */
-export async function touchFrictionIssue(tx: EntityManager, issueId: string, at: Date, users: number): Promise<void> {
-  await tx.execute('UPDATE issues SET last_seen = GREATEST(last_seen, ?), user_count = ? WHERE id = ?', [at, users, issueId])
+export async function touchFrictionIssue(tx: SqlTx, issueId: string, at: Date, users: number): Promise<void> {
+  await runSql(tx, 'UPDATE issues SET last_seen = GREATEST(last_seen, ?), user_count = ? WHERE id = ?', [at, users, issueId])
 }
