@@ -1,6 +1,6 @@
 /**
- * The replay's events for the browser, read from the recorder's chunk objects
- * (read/chunks.ts), cleaned of what would run or fetch, and capped at
+ * The replay's events for the browser (the dashboard's replay page, the project API), read from the
+ * recorder's chunk objects (chunks.ts), cleaned of what would run or fetch, and capped at
  * REPLAY_CAP_BYTES.
  */
 import type { ObjectStore } from '../../../shared/object-store.js'
