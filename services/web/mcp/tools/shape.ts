@@ -33,12 +33,6 @@ export async function findIssue(ctx: ToolContext, issueId: string): Promise<Issu
   return issue
 }
 
-/** SQL of a row's time as whole microseconds since 1970 (text), the exact position a cursor keeps: a Date keeps only milliseconds. */
-export const micros = (column: string): string => `(extract(epoch FROM ${column}) * 1000000)::bigint::text`
-
-/** SQL of a cursor's time back as timestamptz, from the microseconds parameter $n. */
-export const fromMicros = (param: string): string => `(timestamptz 'epoch' + ${param}::bigint * interval '1 microsecond')`
-
 /** A cursor: where the next page starts, in the list's own order (a time in microseconds and an id). */
 export function encodeCursor(micros: string, id: string): string {
   return Buffer.from(`${micros}|${id}`).toString('base64url')
