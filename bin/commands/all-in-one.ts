@@ -16,7 +16,7 @@ import { startWorker, WORKER_ENTITIES } from '../../services/worker/index.js'
 import { loadFixes } from '../../services/worker/fixes.js'
 import { loadContext, tellReady, untilSignal } from '../context.js'
 import { startFront } from '../front/index.js'
-import { oauthWarnings } from '../../services/web/dashboard/oauth-settings.js'
+import { oauthWarnings } from '../../services/web/accounts/oauth-settings.js'
 
 type Stop = () => Promise<unknown>
 

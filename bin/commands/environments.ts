@@ -1,6 +1,6 @@
 /** svc environments: a project's environments with the UUIDs svc backfill-tickets and svc reset-friction-tickets take. */
 import { Command, Option } from 'clipanion'
-import { getEnvironmentFacts, type EnvironmentFacts } from '../../services/grouper/read-environments.js'
+import { getEnvironmentFacts, type EnvironmentFacts } from '../../services/grouper/read/environments.js'
 import { CommandStop, noProject, parseProject, printable, projectExists, withStackDb } from '../friction/target.js'
 import { loadContext } from '../context.js'
 

@@ -2,7 +2,7 @@
 import { Command } from 'clipanion'
 import { loadContext, requireExternal, tellReady, untilSignal } from '../context.js'
 import { startIngressThreads } from '../ingress-threads.js'
-import { oauthWarnings } from '../../services/web/dashboard/oauth-settings.js'
+import { oauthWarnings } from '../../services/web/accounts/oauth-settings.js'
 
 export class IngressCommand extends Command {
   static override paths = [['ingress']]

@@ -17,6 +17,10 @@ import { digestHealth } from './health.js'
 import { DIGEST_ENTRY, digestJob, digestsDue } from './job.js'
 import { openDueDigests, scheduleProjects } from './sweep.js'
 
+export type { Clock } from './clock.js'
+/** The digester's entities, for the process that opens the ORM it works through. */
+export { DIGESTER_ENTITIES } from './store/entities.js'
+
 export interface DigesterDeps extends JobActorDeps {
   settings: DigestSettings
   /** The chat plugin (undefined: digests are kept for the dashboard and the tool server only). */

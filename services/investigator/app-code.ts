@@ -12,7 +12,7 @@ import type { Db } from '../../shared/db.js'
 import type { Logger } from '../../shared/log.js'
 import type { CodehostPlugin } from '../../shared/plugins/types.js'
 import { normalizeSourcePath } from '../../shared/source-path.js'
-import { pageOrigin } from '../grouper/grouping/in-app.js'
+import { pageOrigin } from '../grouper/read/frames.js'
 import { indexPaths, repoPathOf, type RepoIndex } from './analysis/repo-paths.js'
 import { loadRecentFrames } from './investigation/subject.js'
 

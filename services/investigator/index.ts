@@ -26,6 +26,10 @@ import { STOPS } from './stops.js'
 import { usageByProjectToday } from './store/usage.js'
 import type { Tools } from './tools.js'
 
+export type { Tools } from './tools.js'
+/** The investigator's entities, for the process that opens the ORM it works through. */
+export { INVESTIGATOR_ENTITIES } from './store/entities.js'
+
 export interface InvestigatorDeps extends JobActorDeps {
   limits: InvestigationLimits
   tools: Tools

@@ -19,6 +19,9 @@ import { matcherHealth } from './health.js'
 import { frictionJobKind } from './jobs.js'
 import { scanDueRecordings } from './scan-due.js'
 
+/** The matcher's entities, for the process that opens the ORM it works through. */
+export { MATCHER_ENTITIES } from './store/entities.js'
+
 export interface MatcherDeps extends JobActorDeps {
   objects: ObjectStore
   limits: FrictionLimits

@@ -9,8 +9,8 @@ import type pg from 'pg'
 import type { Db } from '../../shared/db.js'
 import { MAX_PAGES, type RecordingChunk } from '../../shared/recording-chunk.js'
 import { userKey } from '../../shared/user-key.js'
-import type { KnownIds } from '../grouper/known-ids.js'
-import { environmentKey, upsertEnvironments } from '../grouper/upsert-environments.js'
+import type { KnownIds } from '../../shared/known-ids.js'
+import { environmentKey, upsertEnvironments } from '../../shared/environments.js'
 
 export interface ChunkBatchOutcome {
   /** Chunks whose row this batch wrote. */

@@ -11,7 +11,7 @@
  */
 import t from 'tap'
 import type { Recorder } from '../../services/recorder/index.js'
-import { cookieName } from '../../services/web/dashboard/cookies.js'
+import { cookieName } from '../../services/web/http/cookies.js'
 import { mintKey } from '../../shared/keys.js'
 import { ensureSdkBuilt, launchChromium, servePages } from '../helpers/browser.js'
 import { approveNewProject, DashboardClient } from '../helpers/dashboard.js'

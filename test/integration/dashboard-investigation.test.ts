@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { readInvestigation } from '../../services/investigator/investigation/read.js'
+import { readInvestigation } from '../../services/investigator/read/investigation.js'
 import { Investigation, InvestigationCitation, InvestigationOutcome, INVESTIGATOR_ENTITIES, type InvestigationState } from '../../services/investigator/store/entities.js'
 import { createOrm, type Orm } from '../../shared/orm.js'
 import { approveNewProject, DashboardClient } from '../helpers/dashboard.js'

@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib'
 import t, { type Test } from 'tap'
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { revokeProjectKey } from '../../services/web/dashboard/api-keys.js'
+import { revokeProjectKey } from '../../services/web/accounts/api-keys.js'
 import { startFront } from '../../bin/front/index.js'
 import { createLogger } from '../../shared/log.js'
 import { mintKey } from '../../shared/keys.js'

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { readFix } from '../../services/investigator/fix/read.js'
+import { readFix } from '../../services/investigator/read/fix.js'
 import { INVESTIGATOR_ENTITIES } from '../../services/investigator/store/entities.js'
 import { createOrm } from '../../shared/orm.js'
 import { approveNewProject, DashboardClient } from '../helpers/dashboard.js'

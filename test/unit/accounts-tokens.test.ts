@@ -1,8 +1,8 @@
 import t from 'tap'
 import { finishOAuth, OAUTH_STATE_TTL_MS, safeNextPath, startOAuth } from '../../services/web/accounts/oauth-state.js'
 import { digestText, hashToken, randomToken, sameToken } from '../../services/web/accounts/tokens.js'
-import { oauthRedirectUri, oauthWarnings } from '../../services/web/dashboard/oauth-settings.js'
-import { signInPath } from '../../services/web/dashboard/viewer.js'
+import { oauthRedirectUri, oauthWarnings } from '../../services/web/accounts/oauth-settings.js'
+import { signInPath } from '../../services/web/http/viewer.js'
 import { loadConfig } from '../../shared/config.js'
 
 t.test('session tokens are 256 random bits in base64url, stored as their SHA-256', async (t) => {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { BREADCRUMBS_SHOWN, readBreadcrumbs, readGrouping } from '../../services/web/dashboard/stored-event.js'
+import { BREADCRUMBS_SHOWN, readBreadcrumbs, readGrouping } from '../../services/grouper/read/stored-event.js'
 
 t.test('reads the frames, positions, source lines and stack note the grouper stored', async (t) => {
   const grouping = readGrouping({

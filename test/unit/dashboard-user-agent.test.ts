@@ -1,5 +1,5 @@
 import t from 'tap'
-import { browserLabel, browserOf } from '../../services/web/dashboard/user-agent.js'
+import { browserLabel, browserOf } from '../../services/grouper/read/user-agent.js'
 
 const AGENTS: ReadonlyArray<[string, string]> = [
   ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36', 'Chrome 126'],

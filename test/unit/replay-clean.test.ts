@@ -1,7 +1,7 @@
 import t from 'tap'
-import type { RrwebEvent } from '../../services/recorder/read-chunks.js'
-import { cleanCss } from '../../services/web/dashboard/replay/clean-css.js'
-import { ReplayCleaner } from '../../services/web/dashboard/replay/clean-events.js'
+import type { RrwebEvent } from '../../services/recorder/read/chunks.js'
+import { cleanCss } from '../../services/recorder/read/replay/clean-css.js'
+import { ReplayCleaner } from '../../services/recorder/read/replay/clean-events.js'
 
 const PNG = 'data:image/png;base64,iVBORw0KGgo='
 

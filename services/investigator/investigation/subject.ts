@@ -5,7 +5,7 @@
  * friction-kind issue, which has no events, its known problem instead (friction-subject.ts).
  */
 import type { Db } from '../../../shared/db.js'
-import type { StackFrame } from '../../grouper/grouping/types.js'
+import type { StackFrame } from '../../grouper/read/frames.js'
 import { loadFrictionSubject, type FrictionSubject } from './friction-subject.js'
 
 export interface Subject {

@@ -8,7 +8,7 @@
 import { DEFAULT_PROJECT_DAILY_CHECKS } from '../../../shared/config-friction.js'
 import { isDatabaseOutage } from '../../../shared/db.js'
 import { ObjectStoreUnavailable } from '../../../shared/object-store.js'
-import { walkChunks } from '../../recorder/read-chunks.js'
+import { walkChunks } from '../../recorder/read/chunks.js'
 import { RecordingObserver } from '../friction/observe.js'
 import { scanRecording, type ScanDeps } from '../friction/scan-recording.js'
 import { advanceChecksNextAt, checksUsed, getChunks, getRecordingFindings, getRecordingsToCheck, getTicketForChecks, isScanned, recordCheck, type TicketForChecks } from './check-store.js'

@@ -8,6 +8,7 @@
  * crossing questions at once.
  */
 import type { Db, Queryable } from '../../../shared/db.js'
+import { setIssueStatus } from '../../grouper/commands/issue-status.js'
 import { ENVIRONMENT_LOCK_SQL } from '../match/environment-lock.js'
 import type { TicketState } from '../store/entities.js'
 import { PUBLISH_MIN_CONFIRMED, PUBLISH_MIN_SHARE, PUBLISH_MIN_USERS, SAME_FIX_MAX_DISTANCE, UNPUBLISH_BELOW_SHARE, UNPUBLISH_MIN_CHECKS } from './thresholds.js'
@@ -64,6 +65,7 @@ export interface GateDeps {
 
 interface GateRow {
   project_id: string
+  issue_id: string
   environment_id: string | null
   state: TicketState
   checks_confirmed: number
@@ -91,7 +93,7 @@ export async function runGate(tx: Queryable, ticketId: string, at: Date): Promis
   if (!keys[0]) return undefined
   await tx.query(LOCK_ENVIRONMENT_SQL, [keys[0].project_id, keys[0].environment_id])
   const { rows } = await tx.query<GateRow>(
-    `SELECT project_id, environment_id, state, checks_confirmed, checks_refuted, checks_inconclusive,
+    `SELECT project_id, issue_id, environment_id, state, checks_confirmed, checks_refuted, checks_inconclusive,
             published_at IS NOT NULL AND unpublished_at IS NULL AS published, same_fix, embedding IS NOT NULL AS has_vector
      FROM tickets WHERE id = $1 FOR UPDATE`,
     [ticketId],
@@ -109,8 +111,8 @@ export async function runGate(tx: Queryable, ticketId: string, at: Date): Promis
     if (state === 'awaiting_approval') state = 'candidate'
     await tx.query('UPDATE tickets SET unpublished_at = $2, state = $3, updated_at = $2, version = version + 1 WHERE id = $1', [ticketId, at, state])
   }
-  // The friction-kind issue's status mirrors its ticket's state (matching wrote candidate).
-  if (state !== row.state) await tx.query('UPDATE issues SET status = $2 WHERE id = (SELECT issue_id FROM tickets WHERE id = $1)', [ticketId, state])
+  // The friction-kind issue's status mirrors its ticket's state (matching wrote candidate): the grouper's to write.
+  if (state !== row.state) await setIssueStatus(tx, row.issue_id, state)
   const published = action === 'publish' || (row.published && action !== 'unpublish')
   // Without a vector there is nothing to compare: the gate never asks (spec, vocabulary 7).
   const askedSameFix = published && row.has_vector && row.same_fix === null && state !== 'archived' ? await askSameFix(tx, ticketId, at) : undefined

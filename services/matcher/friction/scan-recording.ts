@@ -13,7 +13,7 @@
 import type { Db } from '../../../shared/db.js'
 import type { Logger } from '../../../shared/log.js'
 import type { ObjectStore } from '../../../shared/object-store.js'
-import { walkChunks } from '../../recorder/read-chunks.js'
+import { walkChunks } from '../../recorder/read/chunks.js'
 import { findingsOf, type FrictionFinding } from './detectors.js'
 import { RecordingObserver } from './observe.js'
 

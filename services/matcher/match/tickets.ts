@@ -8,7 +8,7 @@ import { LockMode } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { withNames } from '../friction/control.js'
 import { IssueRecording, Ticket, TicketMatch, type FrictionFinding } from '../store/entities.js'
-import { openFrictionIssue, touchFrictionIssue } from '../store/friction-issues.js'
+import { openFrictionIssue, touchFrictionIssue } from '../../grouper/commands/friction-issues.js'
 
 /** How many screens a ticket remembers: its first, then the most recently seen. */
 export const TICKET_PAGES_MAX = 20

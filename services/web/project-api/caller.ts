@@ -6,9 +6,10 @@
  */
 import type { Db } from '../../../shared/db.js'
 import type { KeyAuthenticator } from '../../../shared/key-auth.js'
-import type { FixRequester } from '../../investigator/fix/read.js'
+import type { FixRequester } from '../../investigator/commands.js'
 import { getWebSession } from '../accounts/web-sessions.js'
-import { getOwnProject, isUuid } from '../dashboard/project-queries.js'
+import { isUuid } from '../../../shared/uuid.js'
+import { getOwnProject } from '../projects/project-queries.js'
 import { ProjectApiError } from './errors.js'
 
 /** Seconds a client waits before retrying when a key cannot be checked. */

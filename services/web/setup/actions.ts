@@ -3,8 +3,8 @@
  * connecting chat, completing. Each takes an authenticated session and answers with the spec's
  * body or throws AgentError.
  */
-import { connectedMessage } from '../../digester/compose.js'
-import { zoneOrUtc } from '../../digester/schedule.js'
+import { mendChat } from '../../digester/commands.js'
+import { connectedMessage, zoneOrUtc } from '../../digester/read.js'
 import { publishWake } from '../../../shared/redis.js'
 import { CodehostUnreachable } from '../../../shared/plugins/types.js'
 import { AgentError } from './errors.js'
@@ -99,7 +99,10 @@ export async function connectChat(deps: SetupDeps, session: SessionRow, webhookU
   const result = await deps.chat.send(webhookUrl, { text })
   if (!result.ok) return { ok: false, error: result.error }
   // A new webhook that took the test message mends a chat the digester found broken.
-  await deps.db.query(`UPDATE projects SET chat_webhook_url = $2, chat_connected_at = now(), chat_broken_at = NULL, chat_error = '' WHERE id = $1`, [projectId, webhookUrl])
+  await deps.db.withTransaction(async (tx) => {
+    await tx.query('UPDATE projects SET chat_webhook_url = $2, chat_connected_at = now() WHERE id = $1', [projectId, webhookUrl])
+    await mendChat(tx, projectId)
+  })
   await publishWake(deps.redis, deps.keys.wakeProject(projectId))
   return { ok: true }
 }

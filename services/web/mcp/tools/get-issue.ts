@@ -4,10 +4,10 @@
  * latest investigation and fix, and the pull requests agents linked. The same reads as the
  * dashboard and the project API.
  */
-import { readFix, type FixView } from '../../../investigator/fix/read.js'
-import { readInvestigation, readNotInvestigated, type InvestigationView } from '../../../investigator/investigation/read.js'
-import { getFacets, getLatestEvent, type LatestEvent } from '../../dashboard/issue-queries.js'
-import type { ShownFrame } from '../../dashboard/stored-event.js'
+import { readFix, type FixView } from '../../../investigator/read/fix.js'
+import { readInvestigation, readNotInvestigated, type InvestigationView } from '../../../investigator/read/investigation.js'
+import { getFacets, getLatestEvent, type LatestEvent } from '../../../grouper/read/issues.js'
+import type { ShownFrame } from '../../../grouper/read/stored-event.js'
 import { listLinkedPullRequests } from '../pull-requests.js'
 import { defineTool } from '../tool.js'
 import { findIssue, issueSummary } from './shape.js'

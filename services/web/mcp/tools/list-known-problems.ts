@@ -1,5 +1,5 @@
 /** Tool list_known_problems: the project's known problems (friction tickets), as the dashboard's list reads them. */
-import { listKnownProblems } from '../../dashboard/known-problem-queries.js'
+import { listKnownProblems } from '../../../matcher/read/known-problems.js'
 import { defineTool, issueUrl } from '../tool.js'
 
 export const listKnownProblemsTool = defineTool('mcp-list-known-problems.json', {

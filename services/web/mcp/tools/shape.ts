@@ -2,8 +2,8 @@
  * What several tools share: an issue as answers show it, the issue an id names (of the key's
  * project only), and the opaque cursors of paged lists.
  */
-import { getIssueDetail, type IssueDetail } from '../../dashboard/issue-queries.js'
-import type { IssueRow } from '../../dashboard/project-queries.js'
+import { getIssueDetail, type IssueDetail } from '../../../grouper/read/issues.js'
+import type { IssueRow } from '../../../grouper/read/issue-list.js'
 import { issueUrl, ToolError, type ToolContext } from '../tool.js'
 
 /** An issue's fields; title, culprit and reason text are made from recorded text: untrusted. */
@@ -32,12 +32,6 @@ export async function findIssue(ctx: ToolContext, issueId: string): Promise<Issu
   if (!issue) throw new ToolError('issue_not_found', 'This project has no issue with this id. Take ids from list_issues; an issue belongs to exactly one project.')
   return issue
 }
-
-/** SQL of a row's time as whole microseconds since 1970 (text), the exact position a cursor keeps: a Date keeps only milliseconds. */
-export const micros = (column: string): string => `(extract(epoch FROM ${column}) * 1000000)::bigint::text`
-
-/** SQL of a cursor's time back as timestamptz, from the microseconds parameter $n. */
-export const fromMicros = (param: string): string => `(timestamptz 'epoch' + ${param}::bigint * interval '1 microsecond')`
 
 /** A cursor: where the next page starts, in the list's own order (a time in microseconds and an id). */
 export function encodeCursor(micros: string, id: string): string {

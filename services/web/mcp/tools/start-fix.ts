@@ -3,7 +3,7 @@
  * with one difference: the call is not a person's approval, so the fix carries the trigger agent
  * and its pull request opens as a draft whatever the evidence (docs/fixes.md, delivery rules).
  */
-import { requestFix } from '../../../investigator/fix/read.js'
+import { requestFix } from '../../../investigator/commands.js'
 import { defineTool, issueUrl, ToolError } from '../tool.js'
 import { findIssue } from './shape.js'
 

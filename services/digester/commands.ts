@@ -1,0 +1,20 @@
+/**
+ * What other actors ask of the digester (its commands) when a project's setting that the digest
+ * depends on changes: the digester's columns of projects (digest_next_at, chat_broken_at,
+ * chat_error) are written only here and by the digester's own sweep and steps. Each takes the
+ * caller's transaction (or the pool), so the setting and the digest's state change together.
+ */
+import type { Queryable } from '../../shared/db.js'
+
+/**
+ * The project's time zone changed: its next due instant is cleared, so the digester's next sweep
+ * schedules it again in the new zone (a day already sent is not sent again: one digest per local date).
+ */
+export async function rescheduleDigest(tx: Queryable, projectId: string): Promise<void> {
+  await tx.query('UPDATE projects SET digest_next_at = NULL WHERE id = $1', [projectId])
+}
+
+/** A new chat webhook took the test message: a chat the digester found broken is mended. */
+export async function mendChat(tx: Queryable, projectId: string): Promise<void> {
+  await tx.query(`UPDATE projects SET chat_broken_at = NULL, chat_error = '' WHERE id = $1`, [projectId])
+}
