@@ -13,7 +13,7 @@
  * Exit code 0 when the eval ran, whatever matched; 1 when it could not run (databases, stack,
  * model configuration). No printed line carries the model key or the harness's tokens.
  */
-import { ConfigError, loadConfig } from '../shared/config.js'
+import { ConfigError, loadConfig } from '../shared/config/index.js'
 import { createLogger } from '../shared/log.js'
 import { loadModelPlugin } from '../shared/plugins/loader.js'
 import type { ModelPlugin } from '../shared/plugins/model-types.js'

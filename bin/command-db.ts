@@ -3,8 +3,8 @@
  * the data folder (whose lock says so when `svc up` holds it). Closed, and the embedded server
  * stopped, when the work is done.
  */
-import type { Config } from '../shared/config.js'
-import { createDb, type Db } from '../shared/db.js'
+import type { Config } from '../shared/config/index.js'
+import { createDb, type Db } from '../shared/db/index.js'
 import { startEmbeddedPostgres } from '../shared/embedded/index.js'
 import type { Logger } from '../shared/log.js'
 

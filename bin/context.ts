@@ -1,5 +1,5 @@
 /** What every command starts from: validated config, a logger, and orderly shutdown on signals. */
-import { ConfigError, loadConfig, type Config } from '../shared/config.js'
+import { ConfigError, loadConfig, type Config } from '../shared/config/index.js'
 import { createLogger, type Logger } from '../shared/log.js'
 import { SECOND } from '../shared/time.js'
 

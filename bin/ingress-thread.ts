@@ -6,7 +6,7 @@
  * why it could not) and stops when told.
  */
 import { parentPort } from 'node:worker_threads'
-import { createDb } from '../shared/db.js'
+import { createDb } from '../shared/db/index.js'
 import { createObjectStore } from '../shared/object-store.js'
 import { loadConfiguredPlugins } from '../shared/plugins/loader.js'
 import { createRedis, streamKeys } from '../shared/redis.js'

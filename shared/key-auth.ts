@@ -12,7 +12,7 @@
  * every cached lookup; the cache period bounds what a process that never hears of it can miss.
  */
 import type { Redis } from 'ioredis'
-import { isDatabaseOutage, type Db } from './db.js'
+import { isDatabaseOutage, type Db } from './db/index.js'
 import { parseKey, secretMatches, type KeyKind } from './keys.js'
 import { watchConnection } from './redis.js'
 import { SECOND } from './time.js'

@@ -4,7 +4,7 @@
  * ingest request without adding safety. A truncated or edited key fails to parse or to verify.
  */
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto'
-import type { Queryable } from './db.js'
+import type { Queryable } from './db/index.js'
 
 export type KeyKind = 'ingest' | 'sourcemap' | 'api'
 

@@ -2,7 +2,7 @@
  * JSON-lines logging to stderr. Every line passes through redact(), so a key or token that slips
  * into a message or field never reaches the log.
  */
-import type { LogLevel } from './config.js'
+import type { LogLevel } from './config/index.js'
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 }
 

@@ -3,7 +3,7 @@
  * objectstore plugin. objectstore-fs (a local folder, SVC_OBJECT_DIR) is the default;
  * objectstore-s3 is chosen when S3_ENDPOINT is set. Services see only ObjectStore.
  */
-import type { ObjectStoreConfig } from './config.js'
+import type { ObjectStoreConfig } from './config/index.js'
 import { createLogger, type Logger } from './log.js'
 import { loadPlugin } from './plugins/loader.js'
 import { PluginError } from './plugins/plugin-error.js'

@@ -7,7 +7,7 @@
  * Imported only after eval-services.ts has set TEST_DATABASE_URL / TEST_REDIS_URL.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Db } from '../../shared/db.js'
+import type { Db } from '../../shared/db/index.js'
 import type { ModelPlugin } from '../../shared/plugins/model-types.js'
 import { Investigation, InvestigationCitation, InvestigationOutcome } from '../../services/investigator/store/entities.js'
 import type { FixtureBug } from '../../test/helpers/investigate-fixture.js'

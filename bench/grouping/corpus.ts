@@ -5,7 +5,7 @@
  */
 import { CURRENT_GROUPING_VERSION, groupEvent, isFetchFailure, lastFailedRequest, parseFrames, type GroupingResult, type StackFrame } from '../../services/grouper/grouping/index.js'
 import { Symbolicator, type MapSource } from '../../services/grouper/symbolication/symbolicator.js'
-import { normalizeSourcePath } from '../../shared/source-path.js'
+import { normalizeSourcePath } from '../../shared/domain/source-path.js'
 import type { Corpus, CorpusEvent } from '../../test/fixtures/grouping-corpus/corpus.js'
 
 const PROJECT = '00000000-0000-4000-8000-00000000c0c0'

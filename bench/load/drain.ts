@@ -5,9 +5,9 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import type { Db } from '../../shared/db.js'
-import { packedEntryFields, packedRecord } from '../../shared/event.js'
-import { SEED_PROJECT_ID } from '../../shared/seed.js'
+import type { Db } from '../../shared/db/index.js'
+import { packedEntryFields, packedRecord } from '../../shared/domain/event.js'
+import { SEED_PROJECT_ID } from '../../shared/db/seed.js'
 import { queueDepth } from '../../shared/streams/index.js'
 import { GROUPS } from '../../shared/topology.js'
 import { child, stopChild, SVC, waitHttp } from './children.js'

@@ -6,7 +6,7 @@
  * calling thread without a pool, for scale.
  */
 import { createEmbedder } from '../../services/matcher/embeddings/index.js'
-import { loadConfig, readEnv, type Config } from '../../shared/config.js'
+import { loadConfig, readEnv, type Config } from '../../shared/config/index.js'
 import { createLogger } from '../../shared/log.js'
 import { loadEmbeddingsPlugin } from '../../shared/plugins/loader.js'
 import type { EmbeddingsPlugin } from '../../shared/plugins/embeddings-types.js'

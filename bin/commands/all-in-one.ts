@@ -4,14 +4,14 @@
  * when DATABASE_URL is unset, with REDIS_URL pointing at the Redis it spawned.
  */
 import { Command } from 'clipanion'
-import { createDb } from '../../shared/db.js'
+import { createDb } from '../../shared/db/index.js'
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../shared/embedded/index.js'
-import { migrate } from '../../shared/migrate.js'
+import { migrate } from '../../shared/db/migrate.js'
 import { createObjectStore } from '../../shared/object-store.js'
-import { createOrm } from '../../shared/orm.js'
+import { createOrm } from '../../shared/db/orm.js'
 import { loadConfiguredPlugins, loadModelPlugin } from '../../shared/plugins/loader.js'
 import { createRedis, streamKeys } from '../../shared/redis.js'
-import { applySeed } from '../../shared/seed.js'
+import { applySeed } from '../../shared/db/seed.js'
 import { startWorker, WORKER_ENTITIES } from '../../services/worker/index.js'
 import { loadFixes } from '../../services/worker/fixes.js'
 import { loadContext, tellReady, untilSignal } from '../context.js'

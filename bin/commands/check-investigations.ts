@@ -1,6 +1,6 @@
 /** svc check-investigations: prove over the database that investigations keep their invariants. */
 import { Command, Option } from 'clipanion'
-import { createOrm } from '../../shared/orm.js'
+import { createOrm } from '../../shared/db/orm.js'
 import { loadConfiguredPlugins } from '../../shared/plugins/loader.js'
 import { checkOpenPullRequests, type OpenPullsReport } from '../../services/investigator/fix/open-pulls.js'
 import { INVESTIGATOR_ENTITIES } from '../../services/investigator/store/entities.js'

@@ -26,7 +26,7 @@ export class IngressCommand extends Command {
     }
     // Imported only here: with several threads, each thread loads them and this process only waits.
     const [{ createDb }, { createObjectStore }, { createRedis, streamKeys }, { startFront }, { loadConfiguredPlugins }] = await Promise.all([
-      import('../../shared/db.js'),
+      import('../../shared/db/index.js'),
       import('../../shared/object-store.js'),
       import('../../shared/redis.js'),
       import('../front/index.js'),

@@ -1,7 +1,7 @@
 /** svc migrate: apply pending migrations (the compose one-shot step). */
 import { Command } from 'clipanion'
-import { createDb } from '../../shared/db.js'
-import { migrate } from '../../shared/migrate.js'
+import { createDb } from '../../shared/db/index.js'
+import { migrate } from '../../shared/db/migrate.js'
 import { loadContext } from '../context.js'
 
 export class MigrateCommand extends Command {

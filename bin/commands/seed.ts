@@ -1,7 +1,7 @@
 /** svc seed: create the development project and its known ingest key (scripts/seed-e2e.sql). */
 import { Command } from 'clipanion'
-import { createDb } from '../../shared/db.js'
-import { applySeed, SEED_INGEST_KEY } from '../../shared/seed.js'
+import { createDb } from '../../shared/db/index.js'
+import { applySeed, SEED_INGEST_KEY } from '../../shared/db/seed.js'
 import { loadContext } from '../context.js'
 
 export class SeedCommand extends Command {

@@ -9,7 +9,7 @@
 import { Command } from 'clipanion'
 // Not shared/embedded/index.js: that would load PGlite, which only the all-in-one part opens.
 import { startEmbeddedRedis } from '../../shared/embedded/redis.js'
-import { applySeed, SEED_INGEST_KEY } from '../../shared/seed.js'
+import { applySeed, SEED_INGEST_KEY } from '../../shared/db/seed.js'
 import { loadContext, untilSignal, type Context } from '../context.js'
 import { Supervisor, type PartSpec } from '../supervisor.js'
 
@@ -49,7 +49,7 @@ export class UpCommand extends Command {
 async function parts({ config }: Context, redisUrl: string): Promise<PartSpec[]> {
   const env = { ...process.env, REDIS_URL: redisUrl }
   if (!config.databaseUrl) return [{ name: 'all-in-one', args: ['all-in-one'], env }]
-  const [{ createDb }, { migrate }] = await Promise.all([import('../../shared/db.js'), import('../../shared/migrate.js')])
+  const [{ createDb }, { migrate }] = await Promise.all([import('../../shared/db/index.js'), import('../../shared/db/migrate.js')])
   const db = createDb(config.databaseUrl, { max: 2, applicationName: 'svc-up' })
   try {
     await migrate(db)

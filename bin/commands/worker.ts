@@ -1,6 +1,6 @@
 /** svc worker: run consumer services (SVC_SERVICES, default all) with /health on WORKER_HEALTH_PORT. */
 import { Command } from 'clipanion'
-import { createDb } from '../../shared/db.js'
+import { createDb } from '../../shared/db/index.js'
 import { createObjectStore } from '../../shared/object-store.js'
 import { loadConfiguredPlugins, loadModelPlugin } from '../../shared/plugins/loader.js'
 import { createRedis, streamKeys } from '../../shared/redis.js'

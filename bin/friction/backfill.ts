@@ -8,7 +8,7 @@
  * an empty narrative). Rerunning it schedules only what is still missing; an interrupted run is
  * finished by running it again.
  */
-import type { Db } from '../../shared/db.js'
+import type { Db } from '../../shared/db/index.js'
 import { MINUTE } from '../../shared/time.js'
 import type { Target } from './target.js'
 import { cutoffOf } from './target.js'

@@ -5,8 +5,8 @@
  * says the workers last did in the environment, and warns when the two disagree or when a worker
  * configured alike would fail the jobs.
  */
-import type { EmbeddingsConfig } from '../../shared/config.js'
-import type { Db } from '../../shared/db.js'
+import type { EmbeddingsConfig } from '../../shared/config/index.js'
+import type { Db } from '../../shared/db/index.js'
 import { printable, type Target } from './target.js'
 
 /** What the workers last did in an environment, as their writes record it. */

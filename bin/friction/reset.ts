@@ -10,7 +10,7 @@
  */
 import type pg from 'pg'
 import { STOPS } from '../../services/investigator/stops.js'
-import type { Db } from '../../shared/db.js'
+import type { Db } from '../../shared/db/index.js'
 import { CommandStop, cutoffOf, type Target } from './target.js'
 
 /** What the investigation records say stopped them: a code of the stop catalogue, with its remediation. */

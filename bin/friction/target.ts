@@ -6,8 +6,8 @@
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Config } from '../../shared/config.js'
-import type { Db } from '../../shared/db.js'
+import type { Config } from '../../shared/config/index.js'
+import type { Db } from '../../shared/db/index.js'
 import type { Logger } from '../../shared/log.js'
 import { DAY, HOUR } from '../../shared/time.js'
 import { withCommandDb } from '../command-db.js'

@@ -5,13 +5,13 @@
  * revocation watch) are started here, wired into one app, and stopped in turn.
  */
 import type { Redis } from 'ioredis'
-import type { Config } from '../../shared/config.js'
-import type { Db } from '../../shared/db.js'
+import type { Config } from '../../shared/config/index.js'
+import type { Db } from '../../shared/db/index.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import type { Logger } from '../../shared/log.js'
 import { KeyAuthenticator, RevocationWatch } from '../../shared/key-auth.js'
 import { collectProcessMetrics, scrapeMetrics } from '../../shared/metrics.js'
-import { createOrm, type Orm } from '../../shared/orm.js'
+import { createOrm, type Orm } from '../../shared/db/orm.js'
 import type { ChatPlugin, CodehostPlugin } from '../../shared/plugins/types.js'
 import { publishWake, type StreamKeys } from '../../shared/redis.js'
 import { startIngestion } from '../../services/ingress/index.js'

@@ -4,7 +4,7 @@
  * chat_error) are written only here and by the digester's own sweep and steps. Each takes the
  * caller's transaction (or the pool), so the setting and the digest's state change together.
  */
-import type { Queryable } from '../../shared/db.js'
+import type { Queryable } from '../../shared/db/index.js'
 
 /**
  * The project's time zone changed: its next due instant is cleared, so the digester's next sweep

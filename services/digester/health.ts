@@ -1,6 +1,6 @@
 /** What the digester shows on the worker's /health: its cap (paused at 0), its writer, and its digests by state. */
-import type { DigestSettings } from '../../shared/config-digest.js'
-import type { Queryable } from '../../shared/db.js'
+import type { DigestSettings } from '../../shared/config/digest.js'
+import type { Queryable } from '../../shared/db/index.js'
 
 /** The digester's /health lines. */
 export async function digestHealth(db: Queryable, slots: { running(): Promise<number> }, settings: DigestSettings, model: string | undefined, chat: boolean): Promise<string[]> {

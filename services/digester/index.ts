@@ -5,8 +5,8 @@
  * for the fleet: schedule new projects, open the due projects' digests, dispatch due steps, and
  * the lapsed-lease sweep. Its calendar is the injected clock.
  */
-import type { StreamTiming } from '../../shared/config.js'
-import type { DigestSettings } from '../../shared/config-digest.js'
+import type { StreamTiming } from '../../shared/config/index.js'
+import type { DigestSettings } from '../../shared/config/digest.js'
 import { consumeJobs, dispatchDueRows, FleetSlots, JobHost, leasedKind, PeriodicSweeper, sweepLapsed, type JobActorDeps } from '../../shared/jobs/index.js'
 import type { ModelPlugin } from '../../shared/plugins/model-types.js'
 import type { ChatPlugin } from '../../shared/plugins/types.js'

@@ -6,7 +6,7 @@
  * return in the next day's window).
  */
 import type { Redis } from 'ioredis'
-import { isDatabaseOutage } from '../../shared/db.js'
+import { isDatabaseOutage } from '../../shared/db/index.js'
 import { jobStream, type DueTable, type JobKind } from '../../shared/jobs/index.js'
 import type { StreamKeys } from '../../shared/redis.js'
 import { claimDigest, DIGEST_ACTIVE_STATES, type DigestEnd, type DigestRecord } from './job-record.js'

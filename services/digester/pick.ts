@@ -6,8 +6,8 @@
  * the digest freezes: its outcome, its users, its pull request and its dashboard links. Reads the
  * investigator's and the matcher's tables; writes nothing.
  */
-import type { Queryable } from '../../shared/db.js'
-import { cleanText } from '../../shared/untrusted-text.js'
+import type { Queryable } from '../../shared/db/index.js'
+import { cleanText } from '../../shared/domain/untrusted-text.js'
 import type { ItemLink, ItemOutcome } from './store/entities.js'
 
 /** Entries one digest holds at most: a chat message stays readable; the rest wait for the next run. */

@@ -3,7 +3,7 @@
  * project API and the tool server read. The text is the payload exactly as it was (or will be)
  * delivered; before the check composed it, there is none.
  */
-import type { Queryable } from '../../shared/db.js'
+import type { Queryable } from '../../shared/db/index.js'
 import type { ItemLink } from './store/entities.js'
 
 /** One digest as the read paths answer it. */

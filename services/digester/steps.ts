@@ -6,7 +6,7 @@
  * chat, with backoff; a chat that refuses the webhook is marked broken).
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Queryable } from '../../shared/db.js'
+import type { Queryable } from '../../shared/db/index.js'
 import type { ModelPlugin } from '../../shared/plugins/model-types.js'
 import type { ChatPlugin } from '../../shared/plugins/types.js'
 import { DAY, HOUR, MINUTE } from '../../shared/time.js'

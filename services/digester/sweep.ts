@@ -5,7 +5,7 @@
  * unique key), and move on to their next 09:00. Dispatching the digests whose step is due is the
  * job kit's (dispatchDueRows over DIGESTS_DUE). Times of the calendar come from the clock.
  */
-import type { Db, Queryable } from '../../shared/db.js'
+import type { Db, Queryable } from '../../shared/db/index.js'
 import type { Clock } from './clock.js'
 import { followingDueAt, localDateOf, nextDueAt, zoneOrUtc } from './schedule.js'
 

@@ -1,6 +1,6 @@
 /** What the events, actors and environments tables need of one event. */
-import type { ErrorEvent, EventEnvelope } from '../../shared/event.js'
-import { userKey } from '../../shared/user-key.js'
+import type { ErrorEvent, EventEnvelope } from '../../shared/domain/event.js'
+import { userKey } from '../../shared/domain/user-key.js'
 import { admissionFacts } from './real-user.js'
 
 export interface EventFacts {

@@ -4,7 +4,7 @@
  * minute: a batch costs no query while its projects are known, and `svc grouping-upgrade` takes
  * effect within that time.
  */
-import type { Db } from '../../shared/db.js'
+import type { Db } from '../../shared/db/index.js'
 import { CURRENT_GROUPING_VERSION } from './grouping/index.js'
 
 const TTL_MS = 30_000

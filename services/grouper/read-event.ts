@@ -1,6 +1,6 @@
 /** Reading a stored body back as an event, in a form PostgreSQL can hold. */
-import type { ErrorEvent } from '../../shared/event.js'
-import { storableText } from '../../shared/untrusted-text.js'
+import type { ErrorEvent } from '../../shared/domain/event.js'
+import { storableText } from '../../shared/domain/untrusted-text.js'
 
 /**
  * The body as an event, or undefined when it is not one (the ingress validated it; a hand-made

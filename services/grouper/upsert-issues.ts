@@ -8,7 +8,7 @@
  */
 import type pg from 'pg'
 import type { GroupingResult } from './grouping/index.js'
-import type { KnownIds } from '../../shared/known-ids.js'
+import type { KnownIds } from '../../shared/domain/known-ids.js'
 
 /**
  * Statuses an issue holds while the bug is still being looked at: what the grouper sets (new) and

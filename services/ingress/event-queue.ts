@@ -1,14 +1,14 @@
 /**
  * Puts accepted events on the events stream. Events that finish arriving in the same turn of the
  * event loop go to Redis together: one Lua call checks every key's rate limit and, when each key
- * has room for its events, counts them and adds them as ONE packed entry (shared/event.ts). An
+ * has room for its events, counts them and adds them as ONE packed entry (shared/domain/event.ts). An
  * event is never added without being counted, nor counted without being added. One call and one
  * compressed entry per turn instead of one per event is what lets the ingress keep up with the
  * HTTP layer: Redis's time per entry goes mostly to copying bytes, and a pack of a dozen events
  * holds about a tenth of their bytes.
  */
 import type { Redis } from 'ioredis'
-import { packedEntryFields, packedRecord, type EventEnvelope } from '../../shared/event.js'
+import { packedEntryFields, packedRecord, type EventEnvelope } from '../../shared/domain/event.js'
 import type { StreamKeys } from '../../shared/redis.js'
 import { SECOND } from '../../shared/time.js'
 

@@ -4,8 +4,8 @@
  * (bin/front/).
  */
 import type { Redis } from 'ioredis'
-import type { Config } from '../../shared/config.js'
-import type { Db } from '../../shared/db.js'
+import type { Config } from '../../shared/config/index.js'
+import type { Db } from '../../shared/db/index.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import type { Logger } from '../../shared/log.js'
 import { watchConnection, type StreamKeys } from '../../shared/redis.js'

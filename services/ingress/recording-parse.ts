@@ -6,8 +6,8 @@
  */
 import { Ajv, type ErrorObject } from 'ajv'
 import { readFileSync } from 'node:fs'
-import { MAX_PAGES } from '../../shared/recording-chunk.js'
-import type { UserIdentity } from '../../shared/user-key.js'
+import { MAX_PAGES } from '../../shared/domain/recording-chunk.js'
+import type { UserIdentity } from '../../shared/domain/user-key.js'
 import { IngestError } from './errors.js'
 
 /** A chunk's body as the schema lets it through (other fields are kept in the stored bytes, not read). */

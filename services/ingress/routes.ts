@@ -4,7 +4,7 @@
  * its one uWS app beside the web side's routes (bin/front/).
  */
 import type uWS from 'uWebSockets.js'
-import type { Db } from '../../shared/db.js'
+import type { Db } from '../../shared/db/index.js'
 import { BodyError } from '../../shared/http/errors.js'
 import { exchange, readBodyBytes, readBodyText, send, sendError, type Exchange } from '../../shared/http/exchange.js'
 import { readQuery } from '../../shared/http/request-text.js'

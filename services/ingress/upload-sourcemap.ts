@@ -4,7 +4,7 @@
  * project's sourcemaps_uploaded fact. A failed object write records nothing.
  */
 import { createHash } from 'node:crypto'
-import type { Db } from '../../shared/db.js'
+import type { Db } from '../../shared/db/index.js'
 import { ObjectStoreUnavailable, type ObjectStore } from '../../shared/object-store.js'
 import { IngestError } from './errors.js'
 

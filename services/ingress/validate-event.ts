@@ -4,7 +4,7 @@
  */
 import { Ajv, type ErrorObject } from 'ajv'
 import { readFileSync } from 'node:fs'
-import type { ErrorEvent } from '../../shared/event.js'
+import type { ErrorEvent } from '../../shared/domain/event.js'
 import { IngestError } from './errors.js'
 
 const schema = JSON.parse(readFileSync(new URL('../../schemas/error-event.json', import.meta.url), 'utf8')) as object

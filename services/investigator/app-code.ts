@@ -8,10 +8,10 @@
  * repository cannot be listed (none attached, no code host, an outage, a listing cut short), a
  * symbolicated frame outside node_modules is taken on trust and the run's clone decides.
  */
-import type { Db } from '../../shared/db.js'
+import type { Db } from '../../shared/db/index.js'
 import type { Logger } from '../../shared/log.js'
 import type { CodehostPlugin } from '../../shared/plugins/types.js'
-import { normalizeSourcePath } from '../../shared/source-path.js'
+import { normalizeSourcePath } from '../../shared/domain/source-path.js'
 import { pageOrigin } from '../grouper/read/frames.js'
 import { indexPaths, repoPathOf, type RepoIndex } from './analysis/repo-paths.js'
 import { loadRecentFrames } from './investigation/subject.js'

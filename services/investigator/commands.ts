@@ -6,7 +6,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Redis } from 'ioredis'
-import type { Orm } from '../../shared/orm.js'
+import type { Orm } from '../../shared/db/orm.js'
 import type { StreamKeys } from '../../shared/redis.js'
 import { dispatchFix, startInvestigation } from './dispatch.js'
 import { latestInvestigation } from './store/admissions.js'

@@ -7,7 +7,7 @@
 import type { Redis } from 'ioredis'
 import { jobStream } from '../../shared/jobs/index.js'
 import type { StreamKeys } from '../../shared/redis.js'
-import type { Orm } from '../../shared/orm.js'
+import type { Orm } from '../../shared/db/orm.js'
 import { openInvestigation, openInvestigations, type AdmitRequest } from './store/admissions.js'
 import type { Investigation } from './store/entities.js'
 

@@ -6,13 +6,13 @@
  * one periodic sweep for the fleet: lapsed leases of both kinds and the CI of delivered fixes. Job
  * state lives in its own tables (MikroORM); Redis carries the dispatch.
  */
-import type { InvestigationLimits } from '../../shared/config.js'
+import type { InvestigationLimits } from '../../shared/config/index.js'
 import { consumeJobs, FleetSlots, JobHost, leasedKind, PeriodicSweeper, sweepLapsed, type JobActorDeps } from '../../shared/jobs/index.js'
 import type { SandboxPlugin } from '../../shared/plugins/sandbox-types.js'
 import { waitingForDatabase, type HostedService } from '../../shared/service.js'
 import type { StreamEntry } from '../../shared/streams/index.js'
 import { GROUPS } from '../../shared/topology.js'
-import { changesOf } from '../../shared/issue-changes.js'
+import { changesOf } from '../../shared/domain/issue-changes.js'
 import { admit } from './admission.js'
 import { AppCodeCheck } from './app-code.js'
 import { FIX_ENTRY, INVESTIGATION_ENTRY } from './dispatch.js'

@@ -8,9 +8,9 @@
  * follows its issue's status (store/grouper-issues.ts).
  */
 import type { Redis } from 'ioredis'
-import type { Queryable } from '../../shared/db.js'
+import type { Queryable } from '../../shared/db/index.js'
 import type { StreamedKind } from '../../shared/jobs/index.js'
-import type { Orm } from '../../shared/orm.js'
+import type { Orm } from '../../shared/db/orm.js'
 import type { StreamKeys } from '../../shared/redis.js'
 import { awaitingInvestigation, PUBLISHED_PROBLEM } from '../matcher/commands.js'
 import { startInvestigation } from './dispatch.js'

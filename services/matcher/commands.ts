@@ -13,10 +13,10 @@
  * since a person, or the gate, may have moved it in between.
  */
 import type { Redis } from 'ioredis'
-import type { Queryable } from '../../shared/db.js'
+import type { Queryable } from '../../shared/db/index.js'
 import { jobStream } from '../../shared/jobs/index.js'
 import type { StreamKeys } from '../../shared/redis.js'
-import { runSql, type SqlTx } from '../../shared/sql-tx.js'
+import { runSql, type SqlTx } from '../../shared/db/sql-tx.js'
 
 /** The states a ticket takes from its issue (tickets.state's check less candidate, awaiting_approval and archived, which are not the investigator's). */
 const MIRRORED = ['queued', 'analyzing', 'insight', 'needs_human', 'investigated', 'fixing', 'pr_draft', 'pr_created']

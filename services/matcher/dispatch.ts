@@ -7,7 +7,7 @@
  * dispatchDueRows over FRICTION_DUE); a lapsed one is dispatched again by the lapsed-lease sweep.
  */
 import type { Redis } from 'ioredis'
-import type { Queryable } from '../../shared/db.js'
+import type { Queryable } from '../../shared/db/index.js'
 import { dispatchRows, jobStream, type DueTable, type JobStream } from '../../shared/jobs/index.js'
 import type { StreamKeys } from '../../shared/redis.js'
 import type { FrictionJob } from './store/entities.js'

@@ -3,8 +3,8 @@
  * it (paused at 0), the embeddings model, a project's daily checks, and the friction jobs pending,
  * claimed and failed by kind.
  */
-import type { Queryable } from '../../shared/db.js'
-import type { FrictionLimits } from '../../shared/config-friction.js'
+import type { Queryable } from '../../shared/db/index.js'
+import type { FrictionLimits } from '../../shared/config/friction.js'
 import { FRICTION_JOB_KINDS } from './dispatch.js'
 
 export interface HealthSources {

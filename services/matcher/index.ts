@@ -7,8 +7,8 @@
  * jobs never dispatched (a backfill's, spaced by not_before), and the lapsed-lease sweep. The
  * embedder is made when the service starts (its pool proves it loads) and closed when it stops.
  */
-import type { EmbeddingsConfig, LogLevel } from '../../shared/config.js'
-import type { FrictionLimits } from '../../shared/config-friction.js'
+import type { EmbeddingsConfig, LogLevel } from '../../shared/config/index.js'
+import type { FrictionLimits } from '../../shared/config/friction.js'
 import { consumeJobs, dispatchDueRows, FleetSlots, JobHost, leasedKind, PeriodicSweeper, sweepLapsed, type SweepPass, type JobActorDeps } from '../../shared/jobs/index.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import { waitingForDatabase, type HostedService } from '../../shared/service.js'

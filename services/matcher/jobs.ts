@@ -5,8 +5,8 @@
  * scan's match jobs, a decision's confirm job, a confirm's next batch) is dispatched once the job's
  * end committed. A confirm job hands a ticket it left published to the investigator (commands.ts).
  */
-import type { FrictionLimits } from '../../shared/config-friction.js'
-import { isDatabaseOutage } from '../../shared/db.js'
+import type { FrictionLimits } from '../../shared/config/friction.js'
+import { isDatabaseOutage } from '../../shared/db/index.js'
 import type { JobActorDeps, JobKind } from '../../shared/jobs/index.js'
 import { ObjectStoreUnavailable, type ObjectStore } from '../../shared/object-store.js'
 import { EmbeddingsUnavailable } from '../../shared/plugins/embeddings-types.js'

@@ -4,7 +4,7 @@
  * A pass is bounded by its limit; what is left waits for the next pass. Dispatching the match jobs
  * it queued is the caller's, after this returns (their rows are committed by then).
  */
-import { isDatabaseOutage, type Queryable } from '../../shared/db.js'
+import { isDatabaseOutage, type Queryable } from '../../shared/db/index.js'
 import { ObjectStoreUnavailable } from '../../shared/object-store.js'
 import { scanRecording, type MatchJobOptions, type ScanDeps } from './friction/scan-recording.js'
 

@@ -6,11 +6,11 @@
  * caller to act on after the commit.
  */
 import type pg from 'pg'
-import type { Db } from '../../shared/db.js'
-import { MAX_PAGES, type RecordingChunk } from '../../shared/recording-chunk.js'
-import { userKey } from '../../shared/user-key.js'
-import type { KnownIds } from '../../shared/known-ids.js'
-import { environmentKey, upsertEnvironments } from '../../shared/environments.js'
+import type { Db } from '../../shared/db/index.js'
+import { MAX_PAGES, type RecordingChunk } from '../../shared/domain/recording-chunk.js'
+import { userKey } from '../../shared/domain/user-key.js'
+import type { KnownIds } from '../../shared/domain/known-ids.js'
+import { environmentKey, upsertEnvironments } from '../../shared/domain/environments.js'
 
 export interface ChunkBatchOutcome {
   /** Chunks whose row this batch wrote. */

@@ -6,9 +6,9 @@
  * lock lapsed, or sweepNow) share the work instead of doing it twice or waiting on each other.
  */
 import type { Redis } from 'ioredis'
-import type { Db } from '../../shared/db.js'
+import type { Db } from '../../shared/db/index.js'
 import type { ObjectStore } from '../../shared/object-store.js'
-import { isChunkObjectKey } from '../../shared/recording-chunk.js'
+import { isChunkObjectKey } from '../../shared/domain/recording-chunk.js'
 import { DAY } from '../../shared/time.js'
 
 /** Recordings closed per statement, and statements per pass (the next pass takes the rest). */

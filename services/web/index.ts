@@ -5,11 +5,11 @@
  * on the one uWS app the process composes (bin/front/), beside the ingestion routes.
  */
 import type uWS from 'uWebSockets.js'
-import type { ToolServerLimits } from '../../shared/config-tool-server.js'
+import type { ToolServerLimits } from '../../shared/config/tool-server.js'
 import type { KeyAuthenticator } from '../../shared/key-auth.js'
 import type { Logger } from '../../shared/log.js'
 import type { ObjectStore } from '../../shared/object-store.js'
-import type { Orm } from '../../shared/orm.js'
+import type { Orm } from '../../shared/db/orm.js'
 import { registerAgentRoutes } from './setup/agent-routes.js'
 import type { DashboardDeps } from './http/deps.js'
 import { registerDashboardRoutes } from './dashboard-routes.js'

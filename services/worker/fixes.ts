@@ -1,5 +1,5 @@
 /** What a worker hosting the investigator needs for fixes: the sandbox plugin, the template, limits, and the dashboard's address. */
-import type { Config } from '../../shared/config.js'
+import type { Config } from '../../shared/config/index.js'
 import type { Logger } from '../../shared/log.js'
 import { loadSandboxPlugin } from '../../shared/plugins/loader.js'
 import type { InvestigatorDeps } from '../investigator/index.js'

@@ -16,7 +16,7 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
 import { startConnectionGate, type Address } from './connection-gate.js'
 import { lockDir } from './dir-lock.js'
 import { chooseEndpoint, type Endpoint } from './endpoint.js'
-import type { DbOptions } from '../db.js'
+import type { DbOptions } from '../db/index.js'
 import type { EmbeddedOptions, EmbeddedService } from './types.js'
 import { createUndoStack } from './undo-stack.js'
 

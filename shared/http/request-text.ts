@@ -11,7 +11,7 @@
  * - a form field or a field of a JSON body is refused, naming the field: what a person or an
  *   agent sends to be kept or acted on is never changed behind their back.
  */
-import { isStorable, storableText } from '../untrusted-text.js'
+import { isStorable, storableText } from '../domain/untrusted-text.js'
 
 /** A query string's parameters, every name and value storable (see above); raw is what follows "?". */
 export function readQuery(raw: string | undefined): URLSearchParams {

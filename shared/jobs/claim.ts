@@ -6,7 +6,7 @@
  */
 import type { EntityName } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Orm } from '../orm.js'
+import type { Orm } from '../db/orm.js'
 import type { ClaimOptions, JobClaim, JobRow } from './job-kind.js'
 import { touch, type LeasedRecord } from './leased-record.js'
 

@@ -6,7 +6,7 @@
  * once. An entry that names no kind, or a kind paused on this worker, is let go: its row stays
  * queued, and a sweep dispatches it again once a worker runs that kind.
  */
-import type { Orm } from '../orm.js'
+import type { Orm } from '../db/orm.js'
 import type { Logger } from '../log.js'
 import type { StreamEntry } from '../streams/index.js'
 import type { HostedConsumer, JobHost } from './hosted.js'

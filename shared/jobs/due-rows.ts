@@ -6,7 +6,7 @@
  * dispatches it again), never lost; FOR UPDATE SKIP LOCKED lets several sweepers share the rows.
  */
 import type { Redis } from 'ioredis'
-import type { Queryable } from '../db.js'
+import type { Queryable } from '../db/index.js'
 import { addEntries, type JobStream } from './job-stream.js'
 
 /** A table of an actor's own whose rows are jobs dispatched when due (leasedProperties('when due')). */

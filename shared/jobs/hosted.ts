@@ -7,10 +7,10 @@
  */
 import { hostname } from 'node:os'
 import type { Redis } from 'ioredis'
-import type { StreamTiming } from '../config.js'
-import { isDatabaseOutage, type Db } from '../db.js'
+import type { StreamTiming } from '../config/index.js'
+import { isDatabaseOutage, type Db } from '../db/index.js'
 import type { Logger } from '../log.js'
-import type { Orm } from '../orm.js'
+import type { Orm } from '../db/orm.js'
 import type { StreamKeys } from '../redis.js'
 import type { HostedService } from '../service.js'
 import { groupActivity, queueDepth, StreamConsumer, type ConsumerOptions } from '../streams/index.js'

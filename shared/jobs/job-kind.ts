@@ -6,7 +6,7 @@
  */
 import type { EntityName } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Orm } from '../orm.js'
+import type { Orm } from '../db/orm.js'
 
 /** The columns every leased job row has. */
 export interface JobRow {

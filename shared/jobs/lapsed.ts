@@ -6,7 +6,7 @@
  */
 import { OptimisticLockError } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Orm } from '../orm.js'
+import type { Orm } from '../db/orm.js'
 import type { JobKind, JobRecord, JobRow } from './job-kind.js'
 import { RunTakenOver } from './leased-record.js'
 

@@ -8,7 +8,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Logger } from '../log.js'
-import type { Orm } from '../orm.js'
+import type { Orm } from '../db/orm.js'
 import type { JobKind, JobRecord, JobRow } from './job-kind.js'
 import { keepRenewing, waitForSlot } from './keepers.js'
 import { RunTakenOver } from './leased-record.js'

@@ -8,7 +8,7 @@
  */
 import { EventEmitter } from 'node:events'
 import type { Redis } from 'ioredis'
-import { isDatabaseOutage } from '../db.js'
+import { isDatabaseOutage } from '../db/index.js'
 import { isRedisConnectionError } from '../redis.js'
 
 export interface SweepPass {

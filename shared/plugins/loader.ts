@@ -4,7 +4,7 @@
  * manifest's schema, and calls its factory. Every failure is a PluginError whose message says
  * which plugin, what is wrong and what to change; none repeats a setting's value.
  */
-import { EMBEDDINGS_SETTING_SOURCES, PLUGIN_NAME, PLUGIN_SETTING_SOURCES, type EmbeddingsConfig, type PluginsConfig } from '../config.js'
+import { EMBEDDINGS_SETTING_SOURCES, PLUGIN_NAME, PLUGIN_SETTING_SOURCES, type EmbeddingsConfig, type PluginsConfig } from '../config/index.js'
 import type { Logger } from '../log.js'
 import { BUILT_IN_PLUGINS, builtInPluginUrl } from './built-ins.js'
 import type { EmbeddingsPlugin } from './embeddings-types.js'

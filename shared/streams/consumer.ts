@@ -9,7 +9,7 @@
  */
 import { EventEmitter } from 'node:events'
 import type { Redis } from 'ioredis'
-import { TIMING } from '../config.js'
+import { TIMING } from '../config/index.js'
 import { isRedisConnectionError, watchConnection } from '../redis.js'
 import { MINUTE, SECOND, sleep } from '../time.js'
 import { toEntry, type HandlerContext, type StreamEntry } from './entry.js'

@@ -8,7 +8,7 @@
  */
 import type { Redis } from 'ioredis'
 import type { Test } from 'tap'
-import type { Db } from '../../shared/db.js'
+import type { Db } from '../../shared/db/index.js'
 import { streamKeys } from '../../shared/redis.js'
 import { queueDepth } from '../../shared/streams/index.js'
 import { GROUPS } from '../../shared/topology.js'

@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import type { Queryable } from '../../shared/db.js'
+import type { Queryable } from '../../shared/db/index.js'
 import { childEnv } from './env.js'
 import { SVC } from './processes.js'
 

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { readInvestigation } from '../../services/investigator/read/investigation.js'
 import { Investigation, InvestigationCitation, InvestigationOutcome, INVESTIGATOR_ENTITIES, type InvestigationState } from '../../services/investigator/store/entities.js'
-import { createOrm, type Orm } from '../../shared/orm.js'
+import { createOrm, type Orm } from '../../shared/db/orm.js'
 import { approveNewProject, DashboardClient } from '../helpers/dashboard.js'
 import { startTestStack, type TestStack } from '../helpers/stack.js'
 import { seededByHand } from '../helpers/suite-invariants.js'

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
-import type { Queryable } from '../../shared/db.js'
+import type { Queryable } from '../../shared/db/index.js'
 import { approveNewProject, DashboardClient } from '../helpers/dashboard.js'
 import { dueForUnpublishing, thresholds } from '../../services/matcher/read/gate.js'
 import { decide, seedEnvironment, seedFix } from '../helpers/friction-seed.js'

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { createDb, isDatabaseOutage } from '../../shared/db.js'
+import { createDb, isDatabaseOutage } from '../../shared/db/index.js'
 import { createLogger } from '../../shared/log.js'
 import { createTestDatabase } from '../helpers/stack.js'
 import { refuseConnections, terminateBackends } from '../helpers/pg-faults.js'

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import { createDb } from '../../shared/db.js'
+import { createDb } from '../../shared/db/index.js'
 import { startEmbeddedPostgres } from '../../shared/embedded/index.js'
 import { createLogger } from '../../shared/log.js'
 import { childEnv } from '../helpers/env.js'
@@ -178,7 +178,7 @@ await db.query('CREATE TABLE kept (n int)');
 await db.withTransaction((client) => client.query('INSERT INTO kept VALUES ($1)', [42]));
 console.log('committed');
 setInterval(() => {}, 1000);`
-  const modules = ['../../shared/embedded/index.ts', '../../shared/db.ts', '../../shared/log.ts'].map((path) => new URL(path, import.meta.url).href)
+  const modules = ['../../shared/embedded/index.ts', '../../shared/db/index.ts', '../../shared/log.ts'].map((path) => new URL(path, import.meta.url).href)
   const owner = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, ...modules, dataDir], { env: childEnv(), stdio: ['ignore', 'pipe', 'inherit'] })
   t.teardown(() => stopChild(owner))
   const said = await new Promise<string>((resolve) => owner.stdout.setEncoding('utf8').once('data', resolve))

@@ -11,7 +11,7 @@ import { SAMPLE_NARRATIVES } from '../../plugins/conformance/embeddings.js'
 import { capturingLogger } from '../../plugins/conformance/leaks.js'
 import { embedText } from '../../plugins/embeddings-local/hashed-ngrams.js'
 import { createEmbedder, mainThreadEmbedder, POOL_TASK_TEXTS } from '../../services/matcher/embeddings/index.js'
-import { loadConfig } from '../../shared/config.js'
+import { loadConfig } from '../../shared/config/index.js'
 import { EmbeddingsUnavailable, type EmbeddingsPlugin } from '../../shared/plugins/embeddings-types.js'
 import { startEmbeddingsServer } from '../helpers/embeddings-server.js'
 
@@ -88,7 +88,7 @@ t.test('the pool works from the compiled tree svc runs (bin/compile.js), where w
     script,
     [
       `import { createEmbedder } from ${JSON.stringify(compiled('services/matcher/embeddings/index.js'))}`,
-      `import { loadConfig } from ${JSON.stringify(compiled('shared/config.js'))}`,
+      `import { loadConfig } from ${JSON.stringify(compiled('shared/config/index.js'))}`,
       `import { createLogger } from ${JSON.stringify(compiled('shared/log.js'))}`,
       "const embedder = await createEmbedder(loadConfig({ SVC_EMBEDDINGS_POOL_THREADS: '2' }), createLogger('silent'))",
       'const texts = JSON.parse(process.argv[2])',

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { SEED_INGEST_KEY } from '../../shared/seed.js'
+import { SEED_INGEST_KEY } from '../../shared/db/seed.js'
 import { childEnv, TEST_DATABASE_URL, TEST_REDIS_URL } from '../helpers/env.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))

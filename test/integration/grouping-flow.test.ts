@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { EventEnvelope } from '../../shared/event.js'
+import type { EventEnvelope } from '../../shared/domain/event.js'
 import { storeEventBatch } from '../../services/grouper/store-events.js'
 import { postEvent, sampleEvent, startTestStack, waitFor } from '../helpers/stack.js'
 

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import type { EventEnvelope } from '../../shared/event.js'
+import type { EventEnvelope } from '../../shared/domain/event.js'
 import { storeEventBatch } from '../../services/grouper/store-events.js'
 import { childEnv } from '../helpers/env.js'
 import { sampleEvent, startTestStack, type TestStack } from '../helpers/stack.js'

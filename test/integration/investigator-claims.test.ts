@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { createOrm } from '../../shared/orm.js'
+import { createOrm } from '../../shared/db/orm.js'
 import { openInvestigation } from '../../services/investigator/store/admissions.js'
 import { Investigation, InvestigationOutcome, INVESTIGATOR_ENTITIES } from '../../services/investigator/store/entities.js'
 import { claimRun, RunTakenOver } from '../../services/investigator/store/run-record.js'
@@ -11,7 +11,7 @@ import { Fix } from '../../services/investigator/store/fix-entities.js'
 import { claimFix } from '../../services/investigator/store/fix-record.js'
 import { createLogger } from '../../shared/log.js'
 import { postEvent, sampleEvent, startTestStack, waitFor, type TestStack } from '../helpers/stack.js'
-import type { Orm } from '../../shared/orm.js'
+import type { Orm } from '../../shared/db/orm.js'
 
 const LEASE = 60_000
 

@@ -4,7 +4,7 @@ import { investigatePublished } from '../../services/investigator/known-problems
 import { Investigation } from '../../services/investigator/store/entities.js'
 import { handOverPublished } from '../../services/matcher/commands.js'
 import { publishGate } from '../../services/matcher/confirm/publish-gate.js'
-import type { Queryable } from '../../shared/db.js'
+import type { Queryable } from '../../shared/db/index.js'
 import { queueDepth } from '../../shared/streams/index.js'
 import { sleep } from '../../shared/time.js'
 import { GROUPS } from '../../shared/topology.js'

@@ -11,9 +11,9 @@ import { screenOf } from '../../services/matcher/friction/control.js'
 import { addFinding, addProject, atDistance, axis, namesOfTarget } from '../../services/matcher/match/fixtures.js'
 import { matchFinding } from '../../services/matcher/match/index.js'
 import { MATCHER_ENTITIES } from '../../services/matcher/store/entities.js'
-import { createDb } from '../../shared/db.js'
-import { migrate } from '../../shared/migrate.js'
-import { createOrm } from '../../shared/orm.js'
+import { createDb } from '../../shared/db/index.js'
+import { migrate } from '../../shared/db/migrate.js'
+import { createOrm } from '../../shared/db/orm.js'
 import { createTestDatabase } from '../helpers/stack.js'
 
 const NOW = new Date('2026-11-21T10:00:00.000Z')

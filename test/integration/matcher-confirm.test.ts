@@ -10,7 +10,7 @@ import { matchFinding, type Embedder } from '../../services/matcher/match/index.
 import { scanRecording } from '../../services/matcher/scan-due.js'
 import { MATCHER_ENTITIES } from '../../services/matcher/store/entities.js'
 import { createObjectStore } from '../../shared/object-store.js'
-import { createOrm } from '../../shared/orm.js'
+import { createOrm } from '../../shared/db/orm.js'
 import { capturedLog } from '../helpers/recording-chunks.js'
 import { addAlert, click, pageLoad, seedRecording, type RrwebEvent } from '../helpers/recording-fixture.js'
 import { startTestStack } from '../helpers/stack.js'

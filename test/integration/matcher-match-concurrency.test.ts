@@ -5,9 +5,9 @@
  * not left to timing.
  */
 import t, { type Test } from 'tap'
-import { createDb, type Db } from '../../shared/db.js'
-import { migrate } from '../../shared/migrate.js'
-import { createOrm, type Orm } from '../../shared/orm.js'
+import { createDb, type Db } from '../../shared/db/index.js'
+import { migrate } from '../../shared/db/migrate.js'
+import { createOrm, type Orm } from '../../shared/db/orm.js'
 import { matchFinding, type Decision } from '../../services/matcher/match/index.js'
 import { addFinding, addProject, atDistance, axis } from '../../services/matcher/match/fixtures.js'
 import { MATCHER_ENTITIES } from '../../services/matcher/store/entities.js'

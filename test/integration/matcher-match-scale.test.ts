@@ -4,9 +4,9 @@
  */
 import t from 'tap'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { createDb } from '../../shared/db.js'
-import { migrate } from '../../shared/migrate.js'
-import { createOrm } from '../../shared/orm.js'
+import { createDb } from '../../shared/db/index.js'
+import { migrate } from '../../shared/db/migrate.js'
+import { createOrm } from '../../shared/db/orm.js'
 import { ITERATIVE_SCAN_SQL, matchFinding, shortlistStatements } from '../../services/matcher/match/index.js'
 import { addFinding, addProject, addRandomTickets, cosineDistance, HAND_MADE_MODEL } from '../../services/matcher/match/fixtures.js'
 import { MATCHER_ENTITIES } from '../../services/matcher/store/entities.js'

@@ -3,9 +3,9 @@
  * them, with hand-made 384-dimension unit vectors, so every distance is known in advance.
  */
 import t, { type Test } from 'tap'
-import { createDb, type Db } from '../../shared/db.js'
-import { migrate } from '../../shared/migrate.js'
-import { createOrm, type Orm } from '../../shared/orm.js'
+import { createDb, type Db } from '../../shared/db/index.js'
+import { migrate } from '../../shared/db/migrate.js'
+import { createOrm, type Orm } from '../../shared/db/orm.js'
 import { chooseTicket, MAX_JOIN_DISTANCE, matchFinding, MatchError, withPage, type Embedder } from '../../services/matcher/match/index.js'
 import { addFinding, addProject, atDistance, axis, HAND_MADE_MODEL } from '../../services/matcher/match/fixtures.js'
 import { MATCHER_ENTITIES } from '../../services/matcher/store/entities.js'

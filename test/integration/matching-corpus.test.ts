@@ -6,9 +6,9 @@
  * decisions must be those of golden.json.
  */
 import t, { type Test } from 'tap'
-import { createDb } from '../../shared/db.js'
-import { migrate } from '../../shared/migrate.js'
-import { createOrm } from '../../shared/orm.js'
+import { createDb } from '../../shared/db/index.js'
+import { migrate } from '../../shared/db/migrate.js'
+import { createOrm } from '../../shared/db/orm.js'
 import { EMBEDDING_DIMENSIONS } from '../../shared/plugins/embeddings-types.js'
 import { runMatchingCorpus, type CorpusDeps, type CorpusRun } from '../../bench/match/corpus.js'
 import { scoreMatching } from '../../bench/match/corpus-score.js'

@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { createDb } from '../../shared/db.js'
-import { migrate, readMigrations } from '../../shared/migrate.js'
+import { createDb } from '../../shared/db/index.js'
+import { migrate, readMigrations } from '../../shared/db/migrate.js'
 import { createTestDatabase } from '../helpers/stack.js'
 
 t.test('migrations apply once, rerun as a no-op, and concurrent runs do not collide', async (t) => {

@@ -71,7 +71,7 @@ async function agentCall(stack: TestStack, path: string, body?: unknown, token?:
 t.test('dashboard pages answer odd filters and ids without a 500, and a filter reads a NUL as stored text reads it', async (t) => {
   const { stack, client, projectId, issueId } = await oddStack(t)
   const objects = await createObjectStore(stack.config.objectStore)
-  // Ingestion stores a NUL the SDK sent as U+FFFD (shared/recording-chunk.ts); the filter must find it from the same text.
+  // Ingestion stores a NUL the SDK sent as U+FFFD (shared/domain/recording-chunk.ts); the filter must find it from the same text.
   await seedRecording(stack.db, objects, { projectId, userLabel: 'a\uFFFDb', chunks: new Map([[0, pageLoad(Date.parse('2026-11-21T10:00:00Z'), 'https://shop.example.com/odd', { heading: 'h', paragraph: 'p', button: 'b' }).events]]) })
   const base = `/projects/${projectId}`
   const failed = [

@@ -3,7 +3,7 @@
 // an event that cannot be stored is retried and dead-lettered alone, not with its pack.
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
-import { envelopesFromFields, packedEntryFields, packedRecord, type EventEnvelope } from '../../shared/event.js'
+import { envelopesFromFields, packedEntryFields, packedRecord, type EventEnvelope } from '../../shared/domain/event.js'
 import { groupKeys } from '../../shared/streams/names.js'
 import { GROUPS } from '../../shared/topology.js'
 import { EventQueue } from '../../services/ingress/event-queue.js'

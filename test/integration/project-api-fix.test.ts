@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { readFix } from '../../services/investigator/read/fix.js'
 import { INVESTIGATOR_ENTITIES } from '../../services/investigator/store/entities.js'
-import { createOrm } from '../../shared/orm.js'
+import { createOrm } from '../../shared/db/orm.js'
 import { approveNewProject, DashboardClient } from '../helpers/dashboard.js'
 import { startTestStack, type TestStack } from '../helpers/stack.js'
 import { seededByHand } from '../helpers/suite-invariants.js'

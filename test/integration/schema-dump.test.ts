@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import t from 'tap'
-import { createDb } from '../../shared/db.js'
-import { migrate } from '../../shared/migrate.js'
+import { createDb } from '../../shared/db/index.js'
+import { migrate } from '../../shared/db/migrate.js'
 import { createTestDatabase } from '../helpers/stack.js'
 
 const DUMP = new URL('../../migrations/schema.sql', import.meta.url)

@@ -7,9 +7,9 @@
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { createDb, type Db } from '../../shared/db.js'
-import { migrate, readMigrations } from '../../shared/migrate.js'
-import { applySeed, SEED_PROJECT_ID } from '../../shared/seed.js'
+import { createDb, type Db } from '../../shared/db/index.js'
+import { migrate, readMigrations } from '../../shared/db/migrate.js'
+import { applySeed, SEED_PROJECT_ID } from '../../shared/db/seed.js'
 import { jobsOf, runSvc, seedEnvironment, seedFix, seedInvestigation, seedRecording, seedTicket } from '../helpers/friction-seed.js'
 import { createTestDatabase } from '../helpers/stack.js'
 

@@ -1,7 +1,7 @@
 // The embeddings settings: which plugin by default, its settings from EMBEDDINGS_*, the pool's
 // threads, and the mistakes that stop start-up with a message naming the variable.
 import t from 'tap'
-import { loadConfig } from '../../shared/config.js'
+import { loadConfig } from '../../shared/config/index.js'
 
 t.test('without a key: embeddings-local with no settings and one pool thread', async (t) => {
   t.same(loadConfig({}).embeddings, { plugin: { name: 'embeddings-local', settings: {} }, poolThreads: 1 })

@@ -4,7 +4,7 @@
 import t from 'tap'
 import { embeddingsConformance, SAMPLE_NARRATIVES } from '../../plugins/conformance/embeddings.js'
 import { capturingLogger } from '../../plugins/conformance/leaks.js'
-import { loadConfig } from '../../shared/config.js'
+import { loadConfig } from '../../shared/config/index.js'
 import { EmbeddingsUnavailable } from '../../shared/plugins/embeddings-types.js'
 import { importPluginModule, loadEmbeddingsPlugin, loadPlugin } from '../../shared/plugins/loader.js'
 import { startEmbeddingsServer, type EmbeddingsStep } from '../helpers/embeddings-server.js'

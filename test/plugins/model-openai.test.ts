@@ -3,7 +3,7 @@
 import t from 'tap'
 import { capturingLogger } from '../../plugins/conformance/leaks.js'
 import { modelConformance } from '../../plugins/conformance/model.js'
-import { loadConfig } from '../../shared/config.js'
+import { loadConfig } from '../../shared/config/index.js'
 import { importPluginModule, loadModelPlugin, loadPlugin } from '../../shared/plugins/loader.js'
 import type { ModelMessage, ModelTool } from '../../shared/plugins/types.js'
 import { closedOrigin } from '../helpers/github-loopback.js'

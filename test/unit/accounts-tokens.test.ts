@@ -3,7 +3,7 @@ import { finishOAuth, OAUTH_STATE_TTL_MS, safeNextPath, startOAuth } from '../..
 import { digestText, hashToken, randomToken, sameToken } from '../../services/web/accounts/tokens.js'
 import { oauthRedirectUri, oauthWarnings } from '../../services/web/accounts/oauth-settings.js'
 import { signInPath } from '../../services/web/http/viewer.js'
-import { loadConfig } from '../../shared/config.js'
+import { loadConfig } from '../../shared/config/index.js'
 
 t.test('session tokens are 256 random bits in base64url, stored as their SHA-256', async (t) => {
   const tokens = new Set(Array.from({ length: 1000 }, () => randomToken()))

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import t from 'tap'
 import { parse } from 'yaml'
-import { loadConfig } from '../../shared/config.js'
+import { loadConfig } from '../../shared/config/index.js'
 
 interface Service {
   image?: string

@@ -1,11 +1,11 @@
-// Plugin selection and settings in shared/config.ts, and loadConfiguredPlugins on top of them.
+// Plugin selection and settings in shared/config/index.ts, and loadConfiguredPlugins on top of them.
 import { generateKeyPairSync } from 'node:crypto'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { capturingLogger } from '../../plugins/conformance/leaks.js'
-import { ConfigError, loadConfig } from '../../shared/config.js'
+import { ConfigError, loadConfig } from '../../shared/config/index.js'
 import { loadConfiguredPlugins, loadModelPlugin, loadSandboxPlugin } from '../../shared/plugins/loader.js'
 import { PluginError } from '../../shared/plugins/plugin-error.js'
 

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { ConfigError, loadConfig, readEnv } from '../../shared/config.js'
+import { ConfigError, loadConfig, readEnv } from '../../shared/config/index.js'
 
 t.test('defaults match the spec when nothing is set', async (t) => {
   const config = loadConfig({})

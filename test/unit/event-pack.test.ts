@@ -1,5 +1,5 @@
 import t from 'tap'
-import { envelopeFields, envelopesFromFields, packedEntryFields, packedRecord, PACKED_ENCODING, UnknownPackedEncoding, type EventEnvelope } from '../../shared/event.js'
+import { envelopeFields, envelopesFromFields, packedEntryFields, packedRecord, PACKED_ENCODING, UnknownPackedEncoding, type EventEnvelope } from '../../shared/domain/event.js'
 
 const envelope = (i: number, body: string): EventEnvelope => ({ id: `00000000-0000-4000-8000-00000000000${i}`, projectId: '11111111-1111-4111-8111-111111111111', keyId: 'abcdefghijkl', receivedAt: 1_700_000_000_000 + i, body })
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { canonicalMessage } from '../../services/grouper/grouping/engine-messages.js'
 import { groupEvent, type StackFrame } from '../../services/grouper/grouping/index.js'
-import { normalizeSourcePath } from '../../shared/source-path.js'
+import { normalizeSourcePath } from '../../shared/domain/source-path.js'
 import { culpritOf, readableMessage } from '../../services/grouper/grouping/title.js'
 
 /** A minified frame a map placed at line of file, whose source line reads text. */

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { chunkFields, chunkFromFields, chunkObjectKey, MalformedChunk, type RecordingChunk } from '../../shared/recording-chunk.js'
+import { chunkFields, chunkFromFields, chunkObjectKey, MalformedChunk, type RecordingChunk } from '../../shared/domain/recording-chunk.js'
 
 const PROJECT = '00000000-0000-4000-8000-00000000e2e0'
 const RECORDING = '0B6F7C1E-2D3A-4B5C-9D8E-7F6A5B4C3D2E'

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { readQuery, unstorableField } from '../../shared/http/request-text.js'
-import { isStorable, storableText } from '../../shared/untrusted-text.js'
+import { isStorable, storableText } from '../../shared/domain/untrusted-text.js'
 
 t.test('text PostgreSQL cannot hold is a NUL or a lone surrogate; a pair, U+FFFD and other controls are fine', async (t) => {
   for (const bad of ['\0', 'a\0b', '\ud800', 'x\udc00', '\udc00\ud800']) t.notOk(isStorable(bad), JSON.stringify(bad))

@@ -4,7 +4,7 @@
  * join it. The grouper owns the table; these run in the matcher's transaction (tx), so an issue
  * never exists without its ticket nor a ticket without its issue.
  */
-import { runSql, type SqlTx } from '../../../shared/sql-tx.js'
+import { runSql, type SqlTx } from '../../../shared/db/sql-tx.js'
 
 /** Longest issue title taken from a narrative; the rest is on the ticket. */
 const TITLE_MAX = 200

@@ -6,7 +6,7 @@
  * have. Each answers the issues it moved, with their kind, so the caller can have what follows an
  * issue's status (a friction-kind issue's ticket) follow it in the same transaction.
  */
-import { runSql, type SqlTx } from '../../../shared/sql-tx.js'
+import { runSql, type SqlTx } from '../../../shared/db/sql-tx.js'
 
 /** An issue whose status a command moved. */
 export interface MovedIssue {

@@ -7,7 +7,7 @@
  */
 import { normalizeSourceLine } from './source-line.js'
 import { normalizeFile, normalizeFunction, normalizeType } from './normalize.js'
-import { normalizeSourcePath } from '../../../shared/source-path.js'
+import { normalizeSourcePath } from '../../../shared/domain/source-path.js'
 import { looksMinified } from './title.js'
 import type { StackFrame } from './types.js'
 

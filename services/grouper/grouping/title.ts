@@ -5,7 +5,7 @@
  * throw site as "function (src/file.ts:line)".
  */
 import { normalizeFile } from './normalize.js'
-import { normalizeSourcePath } from '../../../shared/source-path.js'
+import { normalizeSourcePath } from '../../../shared/domain/source-path.js'
 import type { StackFrame } from './types.js'
 
 const TITLE_MAX = 200

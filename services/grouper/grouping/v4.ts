@@ -25,7 +25,7 @@ import type { GroupingInput, GroupingResult, SourceStatement, StackFrame } from 
 import { framesBeforeScheduler, hash } from './v1.js'
 import { parseFrames } from './v2.js'
 import { QUALITY } from './v3.js'
-import { normalizeSourcePath } from '../../../shared/source-path.js'
+import { normalizeSourcePath } from '../../../shared/domain/source-path.js'
 
 /** Groups one error by the version 4 rules; never throws, whatever the input. */
 export function groupV4(input: GroupingInput): GroupingResult {

@@ -3,7 +3,7 @@
  * take (--environment). What the settings page shows and `svc environments` prints; the grouper
  * (and the recorder, for a recording's environment) makes the rows, nobody renames them.
  */
-import type { Queryable } from '../../../shared/db.js'
+import type { Queryable } from '../../../shared/db/index.js'
 
 /** One environment: its id and name, and when an event or recording first named it. */
 export interface EnvironmentRow {

@@ -2,7 +2,7 @@
  * The project's issue list as the dashboard, the project API and the tool server read it: the
  * grouper's issues, most recently seen first.
  */
-import type { Queryable } from '../../../shared/db.js'
+import type { Queryable } from '../../../shared/db/index.js'
 
 export interface IssueRow {
   id: string

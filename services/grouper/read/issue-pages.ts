@@ -3,7 +3,7 @@
  * newest first, a page at a time, each row with its exact position (a time in whole microseconds
  * and the id, since a Date keeps only milliseconds) so the next page starts strictly after it.
  */
-import type { Queryable } from '../../../shared/db.js'
+import type { Queryable } from '../../../shared/db/index.js'
 import type { IssueRow } from './issue-list.js'
 
 /** Where a page ends: its last row's time in microseconds since 1970 (text) and id. */

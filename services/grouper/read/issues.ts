@@ -5,9 +5,9 @@
  * chart counts the last CHART_DAYS days, and all walk events_issue_received (issue_id, received_at
  * DESC). Callers have checked that the issue belongs to the viewer's project.
  */
-import type { Queryable } from '../../../shared/db.js'
+import type { Queryable } from '../../../shared/db/index.js'
 import { DAY } from '../../../shared/time.js'
-import { isUuid } from '../../../shared/uuid.js'
+import { isUuid } from '../../../shared/domain/uuid.js'
 import type { IssueRow } from './issue-list.js'
 import { readBreadcrumbs, readGrouping, type ShownBreadcrumb, type ShownGrouping } from './stored-event.js'
 import { browserLabel } from './user-agent.js'

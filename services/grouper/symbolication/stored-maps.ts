@@ -1,5 +1,5 @@
 /** The MapSource behind the symbolicator: the maps a project uploaded, read from the object store. */
-import type { Queryable } from '../../../shared/db.js'
+import type { Queryable } from '../../../shared/db/index.js'
 import type { ObjectStore } from '../../../shared/object-store.js'
 import type { MapSource } from './symbolicator.js'
 

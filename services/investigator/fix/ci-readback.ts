@@ -3,8 +3,8 @@
  * job runtime sweeps): the repository CI of delivered pull requests is read back until it settles.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Db } from '../../../shared/db.js'
-import type { Orm } from '../../../shared/orm.js'
+import type { Db } from '../../../shared/db/index.js'
+import type { Orm } from '../../../shared/db/orm.js'
 import type { CodehostPlugin } from '../../../shared/plugins/types.js'
 import { Fix } from '../store/fix-entities.js'
 

@@ -7,10 +7,10 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Redis } from 'ioredis'
-import type { InvestigationLimits } from '../../../shared/config.js'
-import type { Db } from '../../../shared/db.js'
+import type { InvestigationLimits } from '../../../shared/config/index.js'
+import type { Db } from '../../../shared/db/index.js'
 import type { JobKind } from '../../../shared/jobs/index.js'
-import type { Orm } from '../../../shared/orm.js'
+import type { Orm } from '../../../shared/db/orm.js'
 import type { SandboxPlugin } from '../../../shared/plugins/types.js'
 import type { StreamKeys } from '../../../shared/redis.js'
 import { dispatchFix } from '../dispatch.js'

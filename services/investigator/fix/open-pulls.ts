@@ -5,7 +5,7 @@
  * attempt that pushed it). `svc check-investigations` runs it when a code host is configured.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Orm } from '../../../shared/orm.js'
+import type { Orm } from '../../../shared/db/orm.js'
 import type { PullRequestAccess } from '../../../shared/plugins/pull-request-types.js'
 import { readyLacks, type Violation } from '../store/invariants.js'
 

@@ -8,7 +8,7 @@
  * comment; if the code host will not turn it back, nothing is pushed.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Orm } from '../../../shared/orm.js'
+import type { Orm } from '../../../shared/db/orm.js'
 import type { PullRequestAccess } from '../../../shared/plugins/pull-request-types.js'
 import { RepositoryDenied } from '../../../shared/plugins/repository-types.js'
 import { Stop } from '../stops.js'

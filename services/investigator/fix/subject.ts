@@ -4,8 +4,8 @@
  * (the grouper's tables, through SQL).
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Db } from '../../../shared/db.js'
-import type { Orm } from '../../../shared/orm.js'
+import type { Db } from '../../../shared/db/index.js'
+import type { Orm } from '../../../shared/db/orm.js'
 import { InvestigationCitation, InvestigationOutcome } from '../store/entities.js'
 import type { Fix } from '../store/fix-entities.js'
 import { loadSubject, type Subject } from '../investigation/subject.js'

@@ -6,7 +6,7 @@
  * already tell the clicks that went wrong, and the recording's row its pages and counts). All of it
  * is recorded page text: the prompt marks it as untrusted data.
  */
-import type { Db } from '../../../shared/db.js'
+import type { Db } from '../../../shared/db/index.js'
 
 /** Matched recordings told, the most recent first. */
 export const FRICTION_RECORDINGS = 3

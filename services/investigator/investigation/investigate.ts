@@ -7,7 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { normalizeSourcePath } from '../../../shared/source-path.js'
+import { normalizeSourcePath } from '../../../shared/domain/source-path.js'
 import { CodehostUnreachable, RepositoryDenied, type CodehostPlugin, type ModelPlugin } from '../../../shared/plugins/types.js'
 import { checkEvidence } from '../analysis/evidence.js'
 import { parseAnswer } from '../analysis/answer.js'

@@ -4,7 +4,7 @@
  * stack the source maps placed best), with that event's frames as the grouper stored them; for a
  * friction-kind issue, which has no events, its known problem instead (friction-subject.ts).
  */
-import type { Db } from '../../../shared/db.js'
+import type { Db } from '../../../shared/db/index.js'
 import type { StackFrame } from '../../grouper/read/frames.js'
 import { loadFrictionSubject, type FrictionSubject } from './friction-subject.js'
 

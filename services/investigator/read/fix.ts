@@ -3,7 +3,7 @@
  * server). Asking for one is a command: services/investigator/commands.ts.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Orm } from '../../../shared/orm.js'
+import type { Orm } from '../../../shared/db/orm.js'
 import { Fix, FixEvidence } from '../store/fix-entities.js'
 
 export interface FixView {

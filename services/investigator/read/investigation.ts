@@ -5,7 +5,7 @@
  * a command: services/investigator/commands.ts.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Orm } from '../../../shared/orm.js'
+import type { Orm } from '../../../shared/db/orm.js'
 import { noiseNote } from '../admission-verdict.js'
 import { readAdmissionNote, type AdmissionNote } from '../store/admission-notes.js'
 import { latestInvestigation } from '../store/admissions.js'

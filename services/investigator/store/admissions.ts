@@ -5,7 +5,7 @@
  */
 import { UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Orm } from '../../../shared/orm.js'
+import type { Orm } from '../../../shared/db/orm.js'
 import { ACTIVE_STATES, Investigation, InvestigationOutcome, type InvestigationTrigger } from './entities.js'
 import { setIssuesStatus, setIssueStatus } from './grouper-issues.js'
 

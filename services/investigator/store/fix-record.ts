@@ -4,7 +4,7 @@
  * in the same transactions: fixing on the claim, the fix's end state on the finish.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Orm } from '../../../shared/orm.js'
+import type { Orm } from '../../../shared/db/orm.js'
 import type { CommandResult } from '../../../shared/plugins/sandbox-types.js'
 import { countFixEnd, countSandboxCommand } from '../metrics.js'
 import { setIssueStatus } from './grouper-issues.js'

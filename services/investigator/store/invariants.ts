@@ -15,7 +15,7 @@
  * Read through the ORM's connection (one way to these tables).
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Orm } from '../../../shared/orm.js'
+import type { Orm } from '../../../shared/db/orm.js'
 
 export interface Violation {
   rule: string

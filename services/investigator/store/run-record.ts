@@ -3,7 +3,7 @@
  * the one outcome.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Orm } from '../../../shared/orm.js'
+import type { Orm } from '../../../shared/db/orm.js'
 import { countInvestigationOutcome } from '../metrics.js'
 import { setIssueStatus } from './grouper-issues.js'
 import { queueFix } from './fix-queue.js'

@@ -1,6 +1,6 @@
 /** Model tokens a project's investigations used: what the per-project daily budget is held against. */
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Orm } from '../../../shared/orm.js'
+import type { Orm } from '../../../shared/db/orm.js'
 import { Investigation } from './entities.js'
 import { Fix } from './fix-entities.js'
 

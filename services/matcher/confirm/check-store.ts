@@ -3,7 +3,7 @@
  * recording's findings and chunks, and the write of one check (its row, the ticket's counter and
  * the project's daily budget) in one transaction.
  */
-import type { Db, Queryable } from '../../../shared/db.js'
+import type { Db, Queryable } from '../../../shared/db/index.js'
 import type { FindingKind, TicketState } from '../store/entities.js'
 import type { RecordingFinding, Verdict } from './verdict.js'
 

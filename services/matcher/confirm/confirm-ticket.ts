@@ -5,8 +5,8 @@
  * check written with its counter in one transaction under the project's daily budget; then the
  * batch moves checks_next_at on and the publish gate runs. What the job kind `confirm` calls; its claim, lease and retries are the actor's.
  */
-import { DEFAULT_PROJECT_DAILY_CHECKS } from '../../../shared/config-friction.js'
-import { isDatabaseOutage } from '../../../shared/db.js'
+import { DEFAULT_PROJECT_DAILY_CHECKS } from '../../../shared/config/friction.js'
+import { isDatabaseOutage } from '../../../shared/db/index.js'
 import { ObjectStoreUnavailable } from '../../../shared/object-store.js'
 import { walkChunks } from '../../recorder/read/chunks.js'
 import { RecordingObserver } from '../friction/observe.js'

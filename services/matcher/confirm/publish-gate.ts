@@ -7,7 +7,7 @@
  * holds the environment's lock, as matching does, so two gates of an environment never ask
  * crossing questions at once.
  */
-import type { Db, Queryable } from '../../../shared/db.js'
+import type { Db, Queryable } from '../../../shared/db/index.js'
 import { setIssueStatus } from '../../grouper/commands/issue-status.js'
 import { ENVIRONMENT_LOCK_SQL } from '../match/environment-lock.js'
 import type { TicketState } from '../store/entities.js'

@@ -11,7 +11,7 @@ export const FIRST_CHECKS_AT = 3
 export const CHECKS_EVERY = 10
 /** Recordings one batch checks at most (reference: "in batches of 10"). */
 export const CHECKS_PER_BATCH = 10
-// Checks a project may run in one UTC day: a setting, FRICTION_PROJECT_DAILY_CHECKS (shared/config-friction.ts).
+// Checks a project may run in one UTC day: a setting, FRICTION_PROJECT_DAILY_CHECKS (shared/config/friction.ts).
 
 /** Confirmed checks a ticket needs to be published (reference). */
 export const PUBLISH_MIN_CONFIRMED = 3

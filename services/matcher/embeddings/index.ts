@@ -7,7 +7,7 @@
  * one unit vector of EMBEDDING_DIMENSIONS numbers per text, whatever the plugin.
  */
 import { Piscina } from 'piscina'
-import type { EmbeddingsConfig, LogLevel } from '../../../shared/config.js'
+import type { EmbeddingsConfig, LogLevel } from '../../../shared/config/index.js'
 import type { Logger } from '../../../shared/log.js'
 import { EMBEDDING_DIMENSIONS, EmbeddingsUnavailable, type EmbeddingsPlugin } from '../../../shared/plugins/embeddings-types.js'
 import { loadEmbeddingsPlugin } from '../../../shared/plugins/loader.js'

@@ -5,7 +5,7 @@
  * failure goes back as a value, since an error crossing threads loses its class and retry-after.
  */
 import { move, workerData } from 'piscina'
-import type { LogLevel } from '../../../shared/config.js'
+import type { LogLevel } from '../../../shared/config/index.js'
 import { createLogger } from '../../../shared/log.js'
 import { EMBEDDING_DIMENSIONS, EmbeddingsUnavailable } from '../../../shared/plugins/embeddings-types.js'
 import { loadPlugin } from '../../../shared/plugins/loader.js'

@@ -4,7 +4,7 @@
  * may rewrite it later, narrative_by 'model'). The page, target and error message are the recorded
  * page's text, quoted as they are (already cleaned and capped), never read for meaning.
  */
-import { cleanText } from '../../../shared/untrusted-text.js'
+import { cleanText } from '../../../shared/domain/untrusted-text.js'
 
 export type FrictionKind = 'rage_click' | 'dead_click' | 'error_after_click'
 

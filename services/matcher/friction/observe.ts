@@ -5,7 +5,7 @@
  * scrolled, took input), and the errors the SDK marked. The events themselves are not kept.
  */
 import { array, isRecord, PageModel, pageOf, type ClickTarget } from './page-model.js'
-import { cleanText } from '../../../shared/untrusted-text.js'
+import { cleanText } from '../../../shared/domain/untrusted-text.js'
 
 /** rrweb's EventType and IncrementalSource, and MouseInteractions.Click. */
 const FULL_SNAPSHOT = 2

@@ -4,7 +4,7 @@
  * as the element a person saw (`button#pay.primary "Pay now"`), and whether it is a control that
  * should answer a click. Everything kept here is the recorded page's own text: untrusted.
  */
-import { cleanName, cleanText } from '../../../shared/untrusted-text.js'
+import { cleanName, cleanText } from '../../../shared/domain/untrusted-text.js'
 import { controlNames, foldLabel, stableId } from './control.js'
 import { maskedOrValue, roleOf, type TargetRole } from './element-role.js'
 

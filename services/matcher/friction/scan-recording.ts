@@ -10,7 +10,7 @@
  * (a worker whose query saw the recording unscanned just before the first one committed): only one
  * transaction writes the scan, and the other writes nothing.
  */
-import type { Db } from '../../../shared/db.js'
+import type { Db } from '../../../shared/db/index.js'
 import type { Logger } from '../../../shared/log.js'
 import type { ObjectStore } from '../../../shared/object-store.js'
 import { walkChunks } from '../../recorder/read/chunks.js'

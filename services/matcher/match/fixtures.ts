@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { toSql } from 'pgvector/pg'
-import type { Queryable } from '../../../shared/db.js'
+import type { Queryable } from '../../../shared/db/index.js'
 import { EMBEDDING_DIMENSIONS } from '../../../shared/plugins/embeddings-types.js'
 import { controlNames, foldLabel, screenOf, stableId } from '../friction/control.js'
 import type { FindingKind } from '../store/entities.js'

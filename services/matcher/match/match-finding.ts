@@ -10,7 +10,7 @@
  * shortlist is read only once the lock is held, so the second job sees the first one's ticket.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Orm } from '../../../shared/orm.js'
+import type { Orm } from '../../../shared/db/orm.js'
 import { FrictionFinding, MatchingDecision, Ticket, type DecidedBy, type DecisionKind, type ShortlistEntry, type TicketState } from '../store/entities.js'
 import { embedFinding, type Embedder } from './embed-finding.js'
 import { lockEnvironment } from './environment-lock.js'

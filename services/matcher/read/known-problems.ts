@@ -5,8 +5,8 @@
  * have checked that the project is the viewer's; every query is bounded by the project id, so
  * another project's ticket is never found.
  */
-import type { Queryable } from '../../../shared/db.js'
-import { isUuid } from '../../../shared/uuid.js'
+import type { Queryable } from '../../../shared/db/index.js'
+import { isUuid } from '../../../shared/domain/uuid.js'
 
 /** Known problems per page of the list. */
 export const KNOWN_PROBLEMS_PER_PAGE = 50

@@ -5,9 +5,9 @@
  * the viewer's; every query is bounded by the project id, so another project's recording is never
  * found.
  */
-import type { Queryable } from '../../../shared/db.js'
-import { userKey } from '../../../shared/user-key.js'
-import { isUuid } from '../../../shared/uuid.js'
+import type { Queryable } from '../../../shared/db/index.js'
+import { userKey } from '../../../shared/domain/user-key.js'
+import { isUuid } from '../../../shared/domain/uuid.js'
 import type { ChunkRef } from './chunks.js'
 
 /** Recordings per page of the list. */

@@ -4,7 +4,7 @@
  * commit, so every process's key cache forgets the key at once (shared/key-auth.ts).
  */
 import type { Redis } from 'ioredis'
-import type { Queryable } from '../../../shared/db.js'
+import type { Queryable } from '../../../shared/db/index.js'
 import { publishKeyRevoked, type KeyAuthenticator } from '../../../shared/key-auth.js'
 import { mintKey, type KeyKind } from '../../../shared/keys.js'
 import type { Logger } from '../../../shared/log.js'

@@ -5,7 +5,7 @@
  * started on another host is moved to the dashboard's host first, so the state cookie, the callback
  * and the new session cookie all live on one host.
  */
-import type { Config } from '../../../shared/config.js'
+import type { Config } from '../../../shared/config/index.js'
 
 /** The OAuth callback URL registered with the code host app. */
 export function oauthRedirectUri(settings: { dashboardOrigin: string | undefined; baseUrl: string }): string {

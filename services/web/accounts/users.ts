@@ -2,7 +2,7 @@
  * Accounts: local ones (email and password) and code-host ones (OAuth identity), and linking the
  * two. Emails are unique without regard to case; they are kept as typed and compared lowered.
  */
-import { PG, type Queryable } from '../../../shared/db.js'
+import { PG, type Queryable } from '../../../shared/db/index.js'
 import type { CodehostIdentity } from '../../../shared/plugins/types.js'
 import { AccountError } from './errors.js'
 import { burnVerification, hashPassword, needsRehash, passwordProblem, verifyPassword } from './password.js'

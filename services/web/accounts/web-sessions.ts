@@ -3,7 +3,7 @@
  * its SHA-256, so a copy of the database cannot be replayed as a cookie. Each session has its own
  * CSRF token, which every state-changing form sends back.
  */
-import type { Queryable } from '../../../shared/db.js'
+import type { Queryable } from '../../../shared/db/index.js'
 import { DAY } from '../../../shared/time.js'
 import { hashToken, randomToken } from './tokens.js'
 import type { User } from './users.js'

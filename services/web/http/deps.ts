@@ -2,7 +2,7 @@
 import type { KeyAuthenticator } from '../../../shared/key-auth.js'
 import type { Logger } from '../../../shared/log.js'
 import type { ObjectStore } from '../../../shared/object-store.js'
-import type { Orm } from '../../../shared/orm.js'
+import type { Orm } from '../../../shared/db/orm.js'
 import type { CodehostPlugin } from '../../../shared/plugins/types.js'
 import type { SetupDeps } from '../setup/sessions.js'
 

@@ -8,7 +8,7 @@ import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { BodyError } from '../../../shared/http/errors.js'
 import { clientAddress, readBodyText, type Exchange } from '../../../shared/http/exchange.js'
 import { readQuery, unstorableField } from '../../../shared/http/request-text.js'
-import { storableText } from '../../../shared/untrusted-text.js'
+import { storableText } from '../../../shared/domain/untrusted-text.js'
 import { parseCookies } from './cookies.js'
 import { PageError } from './respond.js'
 

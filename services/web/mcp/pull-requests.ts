@@ -4,7 +4,7 @@
  * are the agent's word, never watched or updated by the service: the page shows them apart from
  * the service's own fix.
  */
-import type { Queryable } from '../../../shared/db.js'
+import type { Queryable } from '../../../shared/db/index.js'
 
 /** How many an issue keeps: an agent that links in a loop cannot grow a page without end. */
 export const LINKED_PER_ISSUE = 20

@@ -8,7 +8,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { isDatabaseOutage } from '../../../shared/db.js'
+import { isDatabaseOutage } from '../../../shared/db/index.js'
 import { unstorableField } from '../../../shared/http/request-text.js'
 import { countToolCall } from './metrics.js'
 import { ToolError, type ToolContext, type ToolDefinition } from './tool.js'

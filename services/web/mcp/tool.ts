@@ -6,9 +6,9 @@
 import { Ajv, type ValidateFunction } from 'ajv'
 import { readFileSync } from 'node:fs'
 import type { Redis } from 'ioredis'
-import type { Db } from '../../../shared/db.js'
+import type { Db } from '../../../shared/db/index.js'
 import type { Logger } from '../../../shared/log.js'
-import type { Orm } from '../../../shared/orm.js'
+import type { Orm } from '../../../shared/db/orm.js'
 import type { StreamKeys } from '../../../shared/redis.js'
 
 /** What every tool may use; the project is the api key's, and nothing else is reachable. */

@@ -4,11 +4,11 @@
  * server's credential). A key answers only for its own project: any other project id is "not
  * found", as another person's project is for a session.
  */
-import type { Db } from '../../../shared/db.js'
+import type { Db } from '../../../shared/db/index.js'
 import type { KeyAuthenticator } from '../../../shared/key-auth.js'
 import type { FixRequester } from '../../investigator/commands.js'
 import { getWebSession } from '../accounts/web-sessions.js'
-import { isUuid } from '../../../shared/uuid.js'
+import { isUuid } from '../../../shared/domain/uuid.js'
 import { getOwnProject } from '../projects/project-queries.js'
 import { ProjectApiError } from './errors.js'
 

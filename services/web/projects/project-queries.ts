@@ -2,8 +2,8 @@
  * What the project pages read. Every query takes the signed-in user and answers nothing for a
  * project they do not own, so a page cannot show another person's project by mistake.
  */
-import type { Queryable } from '../../../shared/db.js'
-import { isUuid } from '../../../shared/uuid.js'
+import type { Queryable } from '../../../shared/db/index.js'
+import { isUuid } from '../../../shared/domain/uuid.js'
 
 export interface ProjectSummary {
   id: string

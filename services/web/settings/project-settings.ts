@@ -5,7 +5,7 @@
  * also bounded by the owner, as every dashboard query is.
  */
 import type { Redis } from 'ioredis'
-import type { Queryable } from '../../../shared/db.js'
+import type { Queryable } from '../../../shared/db/index.js'
 import { CodehostUnreachable, type CodehostPlugin, type RepoAccess } from '../../../shared/plugins/types.js'
 import { publishWake, type StreamKeys } from '../../../shared/redis.js'
 import type { ProjectFacts } from '../projects/project-queries.js'

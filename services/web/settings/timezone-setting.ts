@@ -3,7 +3,7 @@
  * luxon, stored in the transaction that asks the digester to schedule the project again in the new
  * zone (rescheduleDigest).
  */
-import type { Db } from '../../../shared/db.js'
+import type { Db } from '../../../shared/db/index.js'
 import { rescheduleDigest } from '../../digester/commands.js'
 import { isTimeZone } from '../../digester/read.js'
 

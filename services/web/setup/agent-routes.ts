@@ -3,7 +3,7 @@
  * domain (services/web/setup/) and map its result or AgentError to the spec's statuses.
  */
 import type uWS from 'uWebSockets.js'
-import { isDatabaseOutage } from '../../../shared/db.js'
+import { isDatabaseOutage } from '../../../shared/db/index.js'
 import { BodyError } from '../../../shared/http/errors.js'
 import { clientAddress, exchange, readBodyText, send, sendError, type Exchange } from '../../../shared/http/exchange.js'
 import { readQuery } from '../../../shared/http/request-text.js'

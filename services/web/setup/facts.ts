@@ -6,7 +6,7 @@
  * events received since the session began: an existing project's old events prove nothing about
  * the app being set up now.
  */
-import type { Queryable } from '../../../shared/db.js'
+import type { Queryable } from '../../../shared/db/index.js'
 import { projectLinks, readProjectFacts, type ProjectSetup, type SetupFacts } from './project-facts.js'
 import { open } from './seal.js'
 import { type SessionRow, type SessionStatus, type SetupDeps } from './sessions.js'

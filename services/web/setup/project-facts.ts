@@ -5,7 +5,7 @@
  * reaches every reader, where a reader with SQL of its own once kept answering chat_connected for a
  * chat that refused the webhook. Each fact is derived here, once, from the times its writers set.
  */
-import type { Queryable } from '../../../shared/db.js'
+import type { Queryable } from '../../../shared/db/index.js'
 
 /** The facts, for the project as a whole or since a setup session began (has_events, sdk_seen). */
 export interface SetupFacts {

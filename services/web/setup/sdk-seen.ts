@@ -4,7 +4,7 @@
  * project is written at most once a minute per process, off the request's path.
  */
 import type { Redis } from 'ioredis'
-import type { Db } from '../../../shared/db.js'
+import type { Db } from '../../../shared/db/index.js'
 import { publishWake, type StreamKeys } from '../../../shared/redis.js'
 import { MINUTE } from '../../../shared/time.js'
 

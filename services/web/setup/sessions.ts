@@ -5,8 +5,8 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import type { SetupLimits } from '../../../shared/config.js'
-import type { Db, Queryable } from '../../../shared/db.js'
+import type { SetupLimits } from '../../../shared/config/index.js'
+import type { Db, Queryable } from '../../../shared/db/index.js'
 import type { Logger } from '../../../shared/log.js'
 import type { ChatPlugin, CodehostPlugin } from '../../../shared/plugins/types.js'
 import type { StreamKeys } from '../../../shared/redis.js'

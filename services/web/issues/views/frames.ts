@@ -4,7 +4,7 @@
  * each frame a map could not place with the reason in words, and the stack note when the event has
  * no frames of the application's own. Every string here came from an event or a source map.
  */
-import { normalizeSourcePath } from '../../../../shared/source-path.js'
+import { normalizeSourcePath } from '../../../../shared/domain/source-path.js'
 import { html, type SafeHtml } from '../../http/html.js'
 import type { LatestEvent } from '../../../grouper/read/issues.js'
 import type { ShownFrame, SourceLines } from '../../../grouper/read/stored-event.js'

@@ -13,9 +13,9 @@ import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type pg from 'pg'
-import type { Db } from './db.js'
+import type { Db } from './index.js'
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations/', import.meta.url))
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url))
 /** Arbitrary constant shared by every migrate run: the advisory-lock key. */
 const LOCK_KEY = 7_082_001
 /** The migration from which workers write friction findings: below it, only fix-forward. */

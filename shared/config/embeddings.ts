@@ -1,11 +1,11 @@
 /**
  * Which embeddings plugin turns friction narratives into vectors, its settings, and the size of
  * the matcher's pool of threads that runs an in-process one (part of the configuration;
- * shared/config.ts calls it). docs/known-problems.md, "Embeddings".
+ * shared/config/index.ts calls it). docs/known-problems.md, "Embeddings".
  */
-import type { PluginChoice } from './config-plugins.js'
-import { PLUGIN_NAME } from './config-plugins.js'
-import { ConfigError, int, text, url, type Env } from './config-values.js'
+import type { PluginChoice } from './plugins.js'
+import { PLUGIN_NAME } from './plugins.js'
+import { ConfigError, int, text, url, type Env } from './values.js'
 
 export interface EmbeddingsConfig {
   /**

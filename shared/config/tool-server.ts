@@ -1,5 +1,5 @@
 /** The tool server's limits (docs/mcp.md, "Limits"). */
-import { int, type Env } from './config-values.js'
+import { int, type Env } from './values.js'
 
 /** What one api key may send to /mcp. */
 export interface ToolServerLimits {

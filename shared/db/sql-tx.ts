@@ -6,7 +6,7 @@
  * arrays travel as one JSON text, since the ORM's raw bindings would spread them into a list.
  */
 import type pg from 'pg'
-import type { Queryable } from './db.js'
+import type { Queryable } from './index.js'
 
 /** What MikroORM's EntityManager offers for raw SQL (structurally: the kernel loads no ORM for it). */
 export interface ExecutesSql {

@@ -1,6 +1,6 @@
 /** The digester's settings (docs/digest.md). */
-import { int, type Env } from './config-values.js'
-import { MINUTE, SECOND } from './time.js'
+import { int, type Env } from './values.js'
+import { MINUTE, SECOND } from '../time.js'
 
 export interface DigestSettings {
   /** Digest steps running at once across every worker; 0 pauses the digest (rows wait, nothing lost). */

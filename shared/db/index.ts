@@ -4,9 +4,9 @@
  * several connections interleave transactions.
  */
 import pg from 'pg'
-import type { Logger } from './log.js'
+import type { Logger } from '../log.js'
 import { OutageWatch } from './outage-watch.js'
-import { SECOND } from './time.js'
+import { SECOND } from '../time.js'
 
 /** Anything that runs a parameterised query: the pool, or a client inside a transaction. */
 export interface Queryable {

@@ -1,6 +1,6 @@
 /** The object store's settings (SVC_OBJECT_DIR, or S3_* when S3_ENDPOINT is set), read by config.ts. */
 import { resolve } from 'node:path'
-import { ConfigError, text, url, type Env } from './config-values.js'
+import { ConfigError, text, url, type Env } from './values.js'
 
 export interface ObjectStoreConfig {
   readonly kind: 'fs' | 's3'

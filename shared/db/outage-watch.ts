@@ -4,8 +4,8 @@
  * When a probe succeeds, one line says the dependency is back and how long it was gone, and every
  * waiter resumes at once. So an outage costs two log lines, however many batches it held.
  */
-import type { Logger } from './log.js'
-import { SECOND } from './time.js'
+import type { Logger } from '../log.js'
+import { SECOND } from '../time.js'
 
 export interface OutageWatchOptions {
   /** What is watched, as log lines name it ("database"). */

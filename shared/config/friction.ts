@@ -1,5 +1,5 @@
 /** The matcher's fleet-wide caps and the projects' daily check budget (docs/known-problems.md, "The matcher actor"). */
-import { int, type Env } from './config-values.js'
+import { int, type Env } from './values.js'
 
 /** Recording checks a project may run per UTC day unless FRICTION_PROJECT_DAILY_CHECKS says otherwise (spec, Limits: "2000 per project per UTC day by default"). */
 export const DEFAULT_PROJECT_DAILY_CHECKS = 2000

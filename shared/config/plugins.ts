@@ -1,10 +1,10 @@
 /**
  * Which plugin serves each kind and the settings its factory gets, read from the environment
- * (part of the configuration; shared/config.ts calls it and re-exports its types).
+ * (part of the configuration; shared/config/index.ts calls it and re-exports its types).
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { ConfigError, int, text, url, type Env } from './config-values.js'
+import { ConfigError, int, text, url, type Env } from './values.js'
 
 /** A plugin chosen by configuration and the settings handed to its factory. */
 export interface PluginChoice {

@@ -5,7 +5,7 @@
  * reader keeps what PostgreSQL can store (no NUL, no lone surrogate) and nothing else is trusted:
  * an object key is used only when it lies under its own recording's folder.
  */
-import { OBJECT_KEY } from './plugins/types.js'
+import { OBJECT_KEY } from '../plugins/types.js'
 import { storableText } from './untrusted-text.js'
 import type { UserIdentity } from './user-key.js'
 

@@ -1,7 +1,7 @@
 /**
  * Typed readers of single environment values for the config modules: each returns the value or
  * its default, or throws ConfigError naming the variable and the fix. They read the environment
- * object they are given; only shared/config.ts decides what that object is.
+ * object they are given; only shared/config/index.ts decides what that object is.
  */
 
 /** The environment as config reads it: process variables over `.env`. */

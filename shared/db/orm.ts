@@ -1,6 +1,6 @@
 /**
  * MikroORM for the tables an actor owns as a domain (the investigator's first): entities, unit of
- * work, optimistic locking. The grouper's bulk tables stay on pg and SQL (shared/db.ts); each table
+ * work, optimistic locking. The grouper's bulk tables stay on pg and SQL (shared/db/index.ts); each table
  * is reached one way only. Against an external PostgreSQL the ORM keeps a small pool of its own;
  * against the embedded PGlite, which serves one connection at a time, it borrows the Db pool's one
  * connection for each query or transaction and hands it back at once, so both ways share it.
@@ -9,7 +9,7 @@ import { MikroORM, type EntitySchema, type Options } from '@mikro-orm/postgresql
 import { PostgreSqlKnexDialect } from '@mikro-orm/knex'
 import knexModule from 'knex'
 import pg from 'pg'
-import type { Db } from './db.js'
+import type { Db } from './index.js'
 
 export type Orm = MikroORM
 
