@@ -131,4 +131,4 @@ export async function readLatestDigests(db: Queryable, projectId: string, limit:
 // What other actors show of the schedule and say when a chat connects, from the digester's own
 // definitions so they cannot drift from what it does.
 export { DIGEST_TIME, isTimeZone, zoneOrUtc } from './schedule.js'
-export { connectedMessage } from './compose.js'
+export { connectedMessage } from './text/compose.js'

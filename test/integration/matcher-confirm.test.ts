@@ -5,7 +5,7 @@
  */
 import t, { type Test } from 'tap'
 import { confirmTicket, type ConfirmDeps } from '../../services/matcher/confirm/index.js'
-import { axis, HAND_MADE_MODEL } from '../../services/matcher/match/fixtures.js'
+import { axis, HAND_MADE_MODEL } from '../helpers/matching-fixtures.js'
 import { matchFinding, type Embedder } from '../../services/matcher/match/index.js'
 import { scanRecording } from '../../services/matcher/scan-due.js'
 import { MATCHER_ENTITIES } from '../../services/matcher/store/entities.js'

@@ -1,7 +1,7 @@
 import t from 'tap'
-import { checkWritten, sectionsOf } from '../../services/digester/check.js'
-import { composeMessage, connectedMessage, mechanicalLine, type ItemFacts } from '../../services/digester/compose.js'
-import { mechanicalText } from '../../services/digester/write.js'
+import { checkWritten, sectionsOf } from '../../services/digester/text/check.js'
+import { composeMessage, connectedMessage, mechanicalLine, type ItemFacts } from '../../services/digester/text/compose.js'
+import { mechanicalText } from '../../services/digester/text/write.js'
 
 const base = 'https://svc.example.com/projects/p1'
 const cart: ItemFacts = {

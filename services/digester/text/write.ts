@@ -4,7 +4,7 @@
  * without a model, or when it cannot answer, the items' mechanical lines under the same markers.
  * Whatever the model wrote is only stored here: the check decides later what of it is sent.
  */
-import type { ModelPlugin } from '../../shared/plugins/model-types.js'
+import type { ModelPlugin } from '../../../shared/plugins/model-types.js'
 import { OUTCOME_WORDS, type ItemFacts } from './compose.js'
 
 /** Output tokens the digest's one model turn may use. */

@@ -5,8 +5,8 @@
  * (chat-markup.ts), so it cannot mention a channel, hide a link or format the team's channel.
  */
 import { escapeChat, inlineCode } from './chat-markup.js'
-import { DIGEST_TIME } from './schedule.js'
-import type { ItemLink, ItemOutcome } from './store/entities.js'
+import { DIGEST_TIME } from '../schedule.js'
+import type { ItemLink, ItemOutcome } from '../store/entities.js'
 
 /** The frozen facts a line is made of. */
 export interface ItemFacts {
