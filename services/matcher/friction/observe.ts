@@ -6,18 +6,8 @@
  */
 import { array, isRecord, PageModel, pageOf, type ClickTarget } from './page-model.js'
 import { cleanText } from '../../../shared/domain/untrusted-text.js'
+import { FULL_SNAPSHOT, INCREMENTAL, META, CUSTOM, SOURCE_MUTATION, SOURCE_MOUSE, SOURCE_SCROLL, SOURCE_INPUT, SOURCE_MEDIA, MOUSE_CLICK } from '../../../shared/domain/rrweb.js'
 
-/** rrweb's EventType and IncrementalSource, and MouseInteractions.Click. */
-const FULL_SNAPSHOT = 2
-const INCREMENTAL = 3
-const META = 4
-const CUSTOM = 5
-const SOURCE_MUTATION = 0
-const SOURCE_MOUSE = 2
-const SOURCE_SCROLL = 3
-const SOURCE_INPUT = 5
-const SOURCE_MEDIA = 7
-const MOUSE_CLICK = 2
 /** The SDK's mark of an error it captured while recording (docs/recordings.md). */
 const ERROR_TAG = 'svc.error'
 /** The last time a JavaScript Date holds (ms). */

@@ -7,12 +7,9 @@
 import { cleanName, cleanText } from '../../../shared/domain/untrusted-text.js'
 import { controlNames, foldLabel, stableId } from './control.js'
 import { maskedOrValue, roleOf, type TargetRole } from './element-role.js'
+import { NODE_ELEMENT, NODE_TEXT } from '../../../shared/domain/rrweb.js'
 
 export type { TargetRole } from './element-role.js'
-
-/** rrweb's NodeType: elements and text nodes are all a description needs. */
-const NODE_ELEMENT = 2
-const NODE_TEXT = 3
 
 /** Characters of a target's label (tag, id, classes) and of its text. */
 export const TARGET_LABEL_MAX = 80

@@ -7,6 +7,7 @@
  */
 import type { Queryable } from '../../../shared/db/index.js'
 import { isUuid } from '../../../shared/domain/uuid.js'
+import type { TicketCounts } from './gate.js'
 
 /** Known problems per page of the list. */
 export const KNOWN_PROBLEMS_PER_PAGE = 50
@@ -19,7 +20,7 @@ export const LISTED_EVIDENCE = 100
 export const FRICTION_KINDS = ['rage_click', 'dead_click', 'error_after_click', 'form_abandon'] as const
 
 /** One known problem as the list and its page show it; page, target, pages and narrative are recorded text (untrusted). */
-export interface KnownProblemSummary {
+export interface KnownProblemSummary extends TicketCounts {
   id: string
   issue_id: string
   state: string
@@ -31,12 +32,6 @@ export interface KnownProblemSummary {
   narrative: string
   environment: string | null
   matched: number
-  users: number
-  checks_confirmed: number
-  checks_refuted: number
-  checks_inconclusive: number
-  published_at: Date | null
-  unpublished_at: Date | null
   created_at: Date
   /** The latest of its update (a match joined), and its latest check. */
   last_activity: Date

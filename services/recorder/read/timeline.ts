@@ -5,6 +5,7 @@
  * here comes from the recorded page and is untrusted text: the views escape it.
  */
 import type { RrwebEvent } from './chunks.js'
+import { FULL_SNAPSHOT, INCREMENTAL, META, CUSTOM, SOURCE_MUTATION, SOURCE_MOUSE, MOUSE_CLICK, NODE_ELEMENT, NODE_TEXT } from '../../../shared/domain/rrweb.js'
 
 /** Items the session page lists; a session with more says how many were left out. */
 export const TIMELINE_ITEMS = 500
@@ -12,17 +13,6 @@ export const TIMELINE_ITEMS = 500
 const LABEL_TEXT = 80
 const MESSAGE_TEXT = 300
 const PAGE_TEXT = 300
-
-/** rrweb's event types and sources (rrweb's EventType, IncrementalSource, MouseInteractions, NodeType). */
-const FULL_SNAPSHOT = 2
-const INCREMENTAL = 3
-const META = 4
-const CUSTOM = 5
-const SOURCE_MUTATION = 0
-const SOURCE_MOUSE = 2
-const MOUSE_CLICK = 2
-const NODE_ELEMENT = 2
-const NODE_TEXT = 3
 
 export type TimelineItem =
   | { kind: 'navigation'; at: number; page: string }
