@@ -66,7 +66,7 @@ export function createGrouper(deps: GrouperDeps): HostedService {
   const log = deps.log.child({ service: 'grouper' })
   const symbolicator = new Symbolicator(storedMaps(deps.db, deps.objects))
   const versions = new ProjectVersions(deps.db)
-  const known = { issues: new KnownIds(), environments: new KnownIds() }
+  const known = { issues: new KnownIds(), environments: new KnownIds(), seen: new KnownIds() }
   let eventsPerEntry = 1
   const handler = async (entries: StreamEntry[]): Promise<void> => {
     const envelopes: EventEnvelope[] = []

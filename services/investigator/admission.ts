@@ -7,6 +7,8 @@
  * investigation per episode: the first when it qualifies; another only when it regresses after its
  * cause was found (it comes back in a release the investigation did not look at) or when a person
  * asks again. An issue not admitted keeps status new, and a note says why (admission-verdict.ts).
+ * A resolved, ignored or merged issue is never admitted (docs/issues.md): a resolved one comes
+ * back only as a regression, which the grouper reopens before its change reaches here.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Redis } from 'ioredis'
@@ -70,7 +72,7 @@ async function sortIssues(deps: AdmissionDeps, issueIds: string[]): Promise<{ qu
   const recent = (kind: 'u' | 's') =>
     `(SELECT count(*) FROM (SELECT 1 FROM issue_actors a WHERE a.issue_id = i.id AND a.actor_kind = '${kind}' AND a.real_seen_at > now() - $2 * interval '1 millisecond' LIMIT $3) x)`
   const { rows } = await deps.db.query<{ id: string; project_id: string; noise: string; recent: number }>(
-    `SELECT i.id, i.project_id, i.noise, GREATEST(${recent('u')}, ${recent('s')})::int AS recent FROM issues i WHERE i.id = ANY($1::uuid[]) AND i.kind = 'error'`,
+    `SELECT i.id, i.project_id, i.noise, GREATEST(${recent('u')}, ${recent('s')})::int AS recent FROM issues i WHERE i.id = ANY($1::uuid[]) AND i.kind = 'error' AND i.triage = 'open' AND i.merged_into IS NULL`,
     [issueIds, deps.limits.windowMs, deps.limits.minActors],
   )
   const qualifying = rows.filter((row) => row.noise === '' && row.recent >= deps.limits.minActors).map((row) => ({ id: row.id, projectId: row.project_id }))
