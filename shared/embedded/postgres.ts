@@ -12,6 +12,7 @@ import { promisify } from 'node:util'
 import { setFlagsFromString } from 'node:v8'
 import { PGlite } from '@electric-sql/pglite'
 import { vector } from '@electric-sql/pglite-pgvector'
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
 import { startConnectionGate, type Address } from './connection-gate.js'
 import { lockDir } from './dir-lock.js'
@@ -69,7 +70,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     // WebAssembly in the background held about 35 MB for good, and queries measured no slower.
     // Process-wide, but PGlite is the only WebAssembly here; a V8 without the flag says so and goes on.
     setFlagsFromString('--liftoff-only')
-    const db = await PGlite.create({ dataDir, extensions: { vector }, startParams: START_PARAMS })
+    const db = await PGlite.create({ dataDir, extensions: { vector, pg_trgm }, startParams: START_PARAMS })
     undo.push(() => db.close())
 
     const inner = chooseEndpoint(root, INNER_SOCKET_NAME, options.tmpDir)

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { createDb } from '../../shared/db/index.js'
+import { migrate } from '../../shared/db/migrate.js'
 import { startEmbeddedPostgres } from '../../shared/embedded/index.js'
 import { createLogger } from '../../shared/log.js'
 import { childEnv } from '../helpers/env.js'
@@ -71,6 +72,18 @@ t.test('the vector extension can be created and answers a cosine-distance query'
   const { rows } = await db.query<{ name: string; distance: number }>('SELECT name, embedding <=> $1::vector AS distance FROM items ORDER BY distance LIMIT 2', ['[1,0.1,0]'])
   t.same(rows.map((r) => r.name), ['x', 'xy'])
   t.ok(rows[0]!.distance < 0.01, 'a near-identical direction is close to 0')
+})
+
+t.test('every migration applies on the embedded database, with pg_trgm for the issue search', async (t) => {
+  const pg = await startEmbeddedPostgres({ dataDir: tempDir(t), log })
+  t.teardown(() => pg.stop())
+  const db = createDb(pg.url, { max: 1 })
+  t.teardown(() => db.close())
+  await migrate(db)
+  const { rows } = await db.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'issues' AND indexname = 'issues_search_trgm'`)
+  t.equal(rows.length, 1, 'the trigram index exists')
+  const { rows: plan } = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT id FROM issues WHERE title || ' ' || culprit ILIKE '%cannot read%'`)
+  t.ok(plan.length > 0, 'a search plans on it')
 })
 
 t.test('a second start on a folder in use is refused with the lock message', async (t) => {
