@@ -38,6 +38,8 @@ interface CandidateRow {
   inv_state: string | null
   inv_at: Date | null
   fix_state: string | null
+  /** How its pull request was opened (draft, limited_draft, ready): what a merged or closed one was. */
+  fix_delivery: string | null
   fix_at: Date | null
   pr_url: string | null
   completed_at: Date
@@ -56,20 +58,20 @@ export async function pickItems(db: Queryable, projectId: string, start: Date, e
         WHERE v.project_id = $1 AND v.state IN ('investigated', 'insight') AND v.finished_at >= $2 AND v.finished_at < $3
         ORDER BY v.issue_id, v.finished_at DESC
      ), fx AS (
-       SELECT DISTINCT ON (f.issue_id) f.issue_id, f.state, f.finished_at, f.pr_url
+       SELECT DISTINCT ON (f.issue_id) f.issue_id, f.state, f.delivery, f.finished_at, f.pr_url
          FROM fixes f
-        WHERE f.project_id = $1 AND f.state IN ('pr_draft', 'pr_created') AND f.finished_at >= $2 AND f.finished_at < $3
+        WHERE f.project_id = $1 AND f.state IN ('pr_draft', 'pr_created', 'merged', 'closed') AND f.finished_at >= $2 AND f.finished_at < $3
         ORDER BY f.issue_id, f.finished_at DESC
      )
      SELECT i.id AS issue_id, i.kind, i.title, i.user_count AS issue_users, k.id AS ticket_id, k.users AS ticket_users,
-            inv.state AS inv_state, inv.finished_at AS inv_at, fx.state AS fix_state, fx.finished_at AS fix_at, fx.pr_url,
+            inv.state AS inv_state, inv.finished_at AS inv_at, fx.state AS fix_state, fx.delivery AS fix_delivery, fx.finished_at AS fix_at, fx.pr_url,
             greatest(inv.finished_at, fx.finished_at) AS completed_at
        FROM (SELECT issue_id FROM inv UNION SELECT issue_id FROM fx) AS done
        JOIN issues i ON i.id = done.issue_id
        LEFT JOIN inv ON inv.issue_id = i.id
        LEFT JOIN fx ON fx.issue_id = i.id
        LEFT JOIN tickets k ON k.issue_id = i.id
-      WHERE i.project_id = $1
+      WHERE i.project_id = $1 AND i.triage <> 'ignored' AND i.merged_into IS NULL
         AND (i.kind <> 'friction' OR (
              k.id IS NOT NULL AND k.state <> 'archived' AND k.published_at IS NOT NULL AND k.unpublished_at IS NULL
              AND EXISTS (SELECT 1 FROM investigations c WHERE c.issue_id = i.id AND c.state IN ('investigated', 'insight'))))
@@ -88,7 +90,9 @@ export async function pickItems(db: Queryable, projectId: string, start: Date, e
 
 function itemOf(row: CandidateRow, projectId: string, baseUrl: string): PickedItem {
   const knownProblem = row.kind === 'friction' && row.ticket_id !== null
-  const outcome: ItemOutcome = row.fix_state === 'pr_created' ? 'fix_ready' : row.fix_state === 'pr_draft' ? 'fix_draft' : row.inv_state === 'insight' ? 'outside_code' : 'cause_found'
+  // A pull request merged or closed since it opened is told as it was opened.
+  const ended = row.fix_state === 'merged' || row.fix_state === 'closed'
+  const outcome: ItemOutcome = row.fix_state === 'pr_created' || (ended && row.fix_delivery === 'ready') ? 'fix_ready' : row.fix_state === 'pr_draft' || ended ? 'fix_draft' : row.inv_state === 'insight' ? 'outside_code' : 'cause_found'
   const project = `${baseUrl}/projects/${projectId}`
   const links: ItemLink[] = [knownProblem ? { label: 'Known problem', url: `${project}/known-problems/${row.ticket_id}` } : { label: 'Issue', url: `${project}/issues/${row.issue_id}` }]
   const prUrl = row.fix_state && row.pr_url && /^https?:\/\//.test(row.pr_url) ? row.pr_url : ''

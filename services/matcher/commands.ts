@@ -73,7 +73,7 @@ export interface AwaitingInvestigation {
  */
 export async function awaitingInvestigation(db: Queryable, ticketId: string): Promise<AwaitingInvestigation | undefined> {
   const { rows } = await db.query<{ issue_id: string; project_id: string }>(
-    `SELECT t.issue_id, t.project_id FROM tickets t JOIN projects p ON p.id = t.project_id
+    `SELECT t.issue_id, t.project_id FROM tickets t JOIN projects p ON p.id = t.project_id JOIN issues i ON i.id = t.issue_id AND i.triage = 'open'
       WHERE t.id = $1 AND t.state = 'awaiting_approval' AND t.published_at IS NOT NULL AND t.unpublished_at IS NULL AND p.friction_auto_investigate`,
     [ticketId],
   )
