@@ -27,7 +27,7 @@ export interface FrontOptions {
   keys: StreamKeys
   log: Logger
   /** Limits, the public base URL and the setup-session settings. */
-  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts' | 'investigations' | 'ingressMetrics' | 'toolServer'>
+  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts' | 'investigations' | 'ingressMetrics' | 'toolServer' | 'secrets'>
   /** Code host and chat integrations; absent ones turn their setup steps into clear refusals. */
   plugins: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }
   port: number
@@ -103,6 +103,7 @@ export async function startFront(options: FrontOptions): Promise<Front> {
       objects: options.objects,
       auth,
       toolServer: config.toolServer,
+      codehostWebhookSecret: config.secrets.codehostWebhookSecret,
     },
     restarts: config.restarts,
     metrics: config.ingressMetrics ? (options.metrics ?? scrapeMetrics) : undefined,

@@ -8,6 +8,7 @@
 import type { Octokit } from '@octokit/rest'
 import type { Logger } from '../../shared/log.js'
 import { RepositoryDenied, type CiResult, type PullRequestAccess, type PullRequestRef } from '../../shared/plugins/types.js'
+import type { PullRequestStatus } from '../../shared/plugins/pull-request-types.js'
 import { readCi } from './ci.js'
 import { cloneUrl, createCredentials, ownerAndName, refusalOr, type CredentialSources, type GithubRepository, type Purpose } from './credentials.js'
 import { commitAndPush, isBranchName } from './git-push.js'
@@ -35,6 +36,8 @@ interface GithubPull {
   readonly draft?: boolean
   readonly state: string
   readonly merged_at?: string | null
+  readonly closed_at?: string | null
+  readonly merge_commit_sha?: string | null
   readonly head: { readonly ref: string; readonly sha: string; readonly repo?: { readonly full_name: string } | null }
 }
 
@@ -145,6 +148,16 @@ export function createPullRequestAccess(settings: PullRequestSettings): PullRequ
       await withCredential(repo, installationId, PULLS, `comment on pull request #${number} of ${repo}`, (octokit, owner, name) =>
         octokit.rest.issues.createComment({ owner, repo: name, issue_number: number, body }),
       )
+    },
+
+    async read(repo, installationId, number): Promise<PullRequestStatus> {
+      assertNumber(number)
+      return withCredential(repo, installationId, PULLS, `read pull request #${number} of ${repo}`, async (octokit, owner, name) => {
+        const pull = (await octokit.rest.pulls.get({ owner, repo: name, pull_number: number })).data as GithubPull
+        const ref = refOf(pull)
+        const at = (value: string | null | undefined): Date | null => (value ? new Date(value) : null)
+        return { ...ref, mergedAt: at(pull.merged_at), closedAt: at(pull.closed_at), mergeSha: ref.state === 'merged' ? (pull.merge_commit_sha ?? '') : '' }
+      })
     },
 
     async ci(repo, installationId, commit): Promise<CiResult> {

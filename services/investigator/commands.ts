@@ -1,7 +1,8 @@
 /**
  * What people and agents ask of the investigator (its commands): another investigation of an
- * issue, and "Fix this". Both write only the investigator's own rows (the issue's status through
- * the grouper's command) and dispatch after the commit.
+ * issue, and "Fix this"; and what the code host's webhook tells it, a fix pull request closed
+ * (pull-requests/delivery.ts). All write only the investigator's own rows (the issue's status and
+ * triage through the grouper's commands); the first two dispatch after the commit.
  */
 import { UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
@@ -13,6 +14,8 @@ import { latestInvestigation } from './store/admissions.js'
 import { setIssueStatus } from './store/grouper-issues.js'
 import { queueFix } from './store/fix-queue.js'
 import type { Fix } from './store/fix-entities.js'
+
+export { takeClosedPullRequest, type ClosedPullRequestDelivery, type DeliveryOutcome, type DeliveryRefusal } from './pull-requests/delivery.js'
 
 /** A person asks for another investigation: started, or refused while one is in flight. */
 export async function requestInvestigation(orm: Orm, redis: Redis, keys: StreamKeys, request: { issueId: string; projectId: string; userId: string; leaseMs: number }): Promise<'started' | 'in_flight'> {

@@ -3,7 +3,8 @@
  * stream, the known problems the matcher hands it on stream:published-problems (known-problems.ts),
  * and two kinds of leased jobs, investigations (investigation/) and fixes (fix/), each on its
  * stream, one job at a time per consumer loop (the fleet-wide cap is the runtime's slots), with
- * one periodic sweep for the fleet: lapsed leases of both kinds and the CI of delivered fixes. Job
+ * one periodic sweep for the fleet: lapsed leases of both kinds, the CI of delivered fixes and their
+ * pull requests followed to their end (pull-requests/, also told by the code host's webhook). Job
  * state lives in its own tables (MikroORM); Redis carries the dispatch.
  */
 import type { InvestigationLimits } from '../../shared/config/index.js'
@@ -21,6 +22,7 @@ import type { EvidenceLimits } from './fix/evidence.js'
 import { fixJob } from './fix/job.js'
 import { investigationJob } from './investigation/job.js'
 import { publishedProblems } from './known-problems.js'
+import { pollPullRequests } from './pull-requests/poll.js'
 import { countStopsFrom, watchSlots } from './metrics.js'
 import { STOPS } from './stops.js'
 import { usageByProjectToday } from './store/usage.js'
@@ -54,6 +56,7 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
       { name: 'lapsed investigations', run: () => sweepLapsed(investigations, lapsed) },
       { name: 'lapsed fixes', run: () => sweepLapsed(fixes, lapsed) },
       { name: 'fix CI', run: () => readFixCi({ orm: deps.orm, db: deps.db, codehost: deps.tools.codehost }) },
+      { name: 'fix pull requests', run: () => pollPullRequests({ orm: deps.orm, db: deps.db, codehost: deps.tools.codehost, polling: deps.limits.pullRequests }) },
     ],
   })
   sweeper.on('error', (error: unknown) => log.warn('lease sweep failed', { error }))

@@ -11,6 +11,7 @@ import type { Logger } from '../../shared/log.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import type { Orm } from '../../shared/db/orm.js'
 import { registerAgentRoutes } from './setup/agent-routes.js'
+import { registerCodehostWebhookRoutes } from './codehost/webhook-routes.js'
 import type { DashboardDeps } from './http/deps.js'
 import { registerDashboardRoutes } from './dashboard-routes.js'
 import { registerToolServerRoutes } from './mcp/routes.js'
@@ -44,12 +45,15 @@ export interface WebRouteDeps {
   auth: KeyAuthenticator
   /** What one api key may send to /mcp. */
   toolServer: ToolServerLimits
+  /** CODEHOST_WEBHOOK_SECRET: the code-host webhook's deliveries are signed with it (unset: refused). */
+  codehostWebhookSecret?: string
 }
 
 /** Registers the setup-session API, the project API and the dashboard on app. */
 export function registerWebRoutes(app: uWS.TemplatedApp, deps: WebRouteDeps): void {
   const { setup, track, proxyHops, orm } = deps
   registerAgentRoutes(app, { setup, hub: deps.hub, track, proxyHops })
+  registerCodehostWebhookRoutes(app, { orm, log: deps.log, secret: deps.codehostWebhookSecret, track })
   const projectApi = {
     db: setup.db,
     orm,

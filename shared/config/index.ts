@@ -12,11 +12,15 @@ import { digestConfig, type DigestSettings } from './digest.js'
 import { frictionConfig, type FrictionLimits } from './friction.js'
 import { objectStore, type ObjectStoreConfig } from './object-store.js'
 import { pluginsConfig, type PluginsConfig } from './plugins.js'
+import { pullRequestPolling, type PullRequestPolling } from './pull-requests.js'
+import { services, type ServiceName } from './services.js'
 import { toolServerConfig, type ToolServerLimits } from './tool-server.js'
 import { connectionUrl, ConfigError, deepFreeze, int, oneOf, port, text, url, type Env } from './values.js'
 import { DAY, MINUTE, SECOND } from '../time.js'
 
 export { ConfigError } from './values.js'
+export { SERVICE_NAMES, type ServiceName } from './services.js'
+export type { PullRequestPolling } from './pull-requests.js'
 export type { ObjectStoreConfig } from './object-store.js'
 export { EMBEDDINGS_SETTING_SOURCES, type EmbeddingsConfig } from './embeddings.js'
 export { PLUGIN_NAME, PLUGIN_SETTING_SOURCES, type PluginChoice, type PluginsConfig } from './plugins.js'
@@ -129,6 +133,8 @@ export interface InvestigationLimits {
   readonly leaseMs: number
   /** Fix sandboxes: the dependency install, each evidence command (build, suite, test), each command the model runs. */
   readonly sandbox: { readonly installMs: number; readonly commandMs: number; readonly toolMs: number }
+  /** The poller of delivered fix pull requests (PULL_REQUEST_POLL_*). */
+  readonly pullRequests: PullRequestPolling
 }
 
 /** Session recordings (docs/recordings.md, "Closing and retention"). */
@@ -147,10 +153,10 @@ export interface Secrets {
   readonly embeddingsApiKey: string | undefined
   readonly codehostAppClientId: string | undefined
   readonly codehostAppClientSecret: string | undefined
+  /** The code-host app's webhook secret: deliveries to /api/v1/codehost/webhook must be signed with it. Never logged. */
+  readonly codehostWebhookSecret: string | undefined
 }
 
-export const SERVICE_NAMES = ['grouper', 'investigator', 'recorder', 'matcher', 'digester'] as const
-export type ServiceName = (typeof SERVICE_NAMES)[number]
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent']
 
@@ -242,6 +248,7 @@ export function loadConfig(env: Env = readEnv()): Config {
         commandMs: int(env, 'SVC_SANDBOX_COMMAND_SECONDS', 300, 1, 24 * 60 * 60) * SECOND,
         toolMs: int(env, 'SVC_SANDBOX_TOOL_SECONDS', 120, 1, 60 * 60) * SECOND,
       },
+      pullRequests: pullRequestPolling(env),
     },
     recordings: {
       retentionMs: int(env, 'SVC_RECORDING_RETENTION_DAYS', 30, 1, 3650) * DAY,
@@ -257,6 +264,7 @@ export function loadConfig(env: Env = readEnv()): Config {
       embeddingsApiKey: text(env, 'EMBEDDINGS_API_KEY'),
       codehostAppClientId: text(env, 'CODEHOST_APP_CLIENT_ID'),
       codehostAppClientSecret: text(env, 'CODEHOST_APP_CLIENT_SECRET'),
+      codehostWebhookSecret: text(env, 'CODEHOST_WEBHOOK_SECRET'),
     },
     dashboardOrigin: url(env, 'DASHBOARD_ORIGIN'),
     trustedProxyHops: int(env, 'SVC_TRUSTED_PROXY_HOPS', 0, 0, 10),
@@ -286,15 +294,3 @@ export const TIMING = Object.freeze({
   /** Attempts before an entry goes to the dead-letter stream. */
   maxAttempts: 3,
 })
-
-function services(env: Env): readonly ServiceName[] {
-  const raw = text(env, 'SVC_SERVICES')
-  if (raw === undefined || raw === 'all') return [...SERVICE_NAMES]
-  const names = raw.split(',').map((s) => s.trim()).filter(Boolean)
-  for (const name of names) {
-    if (!(SERVICE_NAMES as readonly string[]).includes(name)) {
-      throw new ConfigError('SVC_SERVICES', `names unknown service "${name}"; known: ${SERVICE_NAMES.join(', ')} (or "all").`)
-    }
-  }
-  return names as ServiceName[]
-}

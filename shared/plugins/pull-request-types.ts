@@ -17,6 +17,16 @@ export interface PullRequestRef {
   readonly headSha: string
 }
 
+/** One pull request as the code host has it now: whether and when it was merged or closed. */
+export interface PullRequestStatus extends PullRequestRef {
+  /** When it was merged; null unless state is merged. */
+  readonly mergedAt: Date | null
+  /** When it was closed (merged ones too); null while open. */
+  readonly closedAt: Date | null
+  /** The commit its merge made on the base branch; '' unless merged. */
+  readonly mergeSha: string
+}
+
 /** Repository CI on one commit: commit statuses and check runs combined. */
 export interface CiResult {
   /** none: no status and no check run at all (never counts as green); pending while any runs. */
@@ -45,6 +55,11 @@ export interface PullRequestAccess {
   convertToDraft(repo: string, installationId: string, number: number): Promise<PullRequestRef>
   /** Adds a comment to the pull request's conversation. */
   comment(repo: string, installationId: string, number: number, body: string): Promise<void>
+  /**
+   * Pull request number of repo as it is now, for following it to its end (merged or closed).
+   * Optional: a plugin without it leaves delivered pull requests to the webhook alone.
+   */
+  read?(repo: string, installationId: string, number: number): Promise<PullRequestStatus>
   /** The combined commit statuses and check runs of commit. */
   ci(repo: string, installationId: string, commit: string): Promise<CiResult>
 }

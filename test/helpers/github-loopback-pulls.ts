@@ -4,6 +4,7 @@
  * GraphQL mutations markPullRequestReadyForReview and convertPullRequestToDraft, and the controls tests arrange and inspect them
  * with. Field names and errors are GitHub's, so Octokit reads the answers as it reads GitHub's.
  */
+import { createHash } from 'node:crypto'
 import { revParse } from './git-repository.js'
 import { NOT_FOUND, routeOf, type Reply } from './github-loopback-http.js'
 
@@ -42,8 +43,8 @@ export interface LoopbackPullControls {
   comments(repo: string, number: number): string[]
   /** Sets the commit statuses and check runs of commit sha in repo, replacing any set before; unset means none of either. */
   setCi(repo: string, sha: string, ci: { statuses?: readonly LoopbackStatus[]; checkRuns?: readonly LoopbackCheckRun[] }): void
-  /** Closes pull request number of repo, as a person closing or merging it on GitHub does. */
-  closePull(repo: string, number: number, options?: { merged?: boolean }): void
+  /** Closes pull request number of repo, as a person closing or merging it on GitHub does; answers GitHub's JSON of it then (undefined when none). */
+  closePull(repo: string, number: number, options?: { merged?: boolean }): Promise<Record<string, unknown> | undefined>
   /** Marks pull request number of repo ready for review, as a person pressing the button on GitHub does. */
   markReady(repo: string, number: number): void
 }
@@ -65,6 +66,11 @@ interface Pull {
   draft: boolean
   state: 'open' | 'closed' | 'merged'
   headSha: string
+  /** Set when closed (merged ones too), as GitHub's closed_at and merged_at. */
+  closedAt: string | null
+  mergedAt: string | null
+  /** The merge's commit on the base branch (made up: the loopback does not merge the branches). */
+  mergeSha: string | null
   readonly comments: string[]
 }
 
@@ -99,9 +105,14 @@ export function createLoopbackPulls(host: { readonly origin: string; bareDir(ful
     setCi(repo, sha, set) {
       ci.set(`${repo.toLowerCase()}@${sha.toLowerCase()}`, { statuses: set.statuses ?? [], checkRuns: set.checkRuns ?? [] })
     },
-    closePull(repo, number, options = {}) {
+    async closePull(repo, number, options = {}) {
       const pull = find(repo, number)
-      if (pull) pull.state = options.merged ? 'merged' : 'closed'
+      if (!pull) return undefined
+      pull.state = options.merged ? 'merged' : 'closed'
+      pull.closedAt = new Date().toISOString()
+      pull.mergedAt = options.merged ? pull.closedAt : null
+      pull.mergeSha = options.merged ? createHash('sha1').update(`merge ${repo}#${number}`).digest('hex') : null
+      return pullJson(repo.toLowerCase(), pull)
     },
     markReady(repo, number) {
       const pull = find(repo, number)
@@ -120,7 +131,9 @@ export function createLoopbackPulls(host: { readonly origin: string; bareDir(ful
       html_url: `${host.origin}/${fullName}/pull/${pull.number}`,
       state: pull.state === 'open' ? 'open' : 'closed',
       merged: pull.state === 'merged',
-      merged_at: pull.state === 'merged' ? new Date().toISOString() : null,
+      merged_at: pull.state === 'merged' ? pull.mergedAt : null,
+      closed_at: pull.state === 'open' ? null : pull.closedAt,
+      merge_commit_sha: pull.state === 'merged' ? pull.mergeSha : null,
       title: pull.title,
       body: pull.body,
       draft: pull.draft,
@@ -145,7 +158,7 @@ export function createLoopbackPulls(host: { readonly origin: string; bareDir(ful
     if (headSha === baseSha) return invalid([{ resource: 'PullRequest', code: 'custom', message: `No commits between ${base} and ${head}` }])
     const number = of(fullName).length + 1
     const nodeId = `PR_${Buffer.from(`${fullName}#${number}`).toString('base64url')}`
-    const pull: Pull = { number, nodeId, head, base, title: body.title, body: String(body.body ?? ''), draft: body.draft === true, state: 'open', headSha, comments: [] }
+    const pull: Pull = { number, nodeId, head, base, title: body.title, body: String(body.body ?? ''), draft: body.draft === true, state: 'open', headSha, closedAt: null, mergedAt: null, mergeSha: null, comments: [] }
     of(fullName).push(pull)
     nodes.set(nodeId, { fullName, number })
     return { status: 201, body: await pullJson(fullName, pull) }
@@ -229,8 +242,8 @@ export function createLoopbackPulls(host: { readonly origin: string; bareDir(ful
           if (body.title !== undefined && (typeof body.title !== 'string' || body.title === '')) return invalid([{ resource: 'PullRequest', code: 'missing_field', field: 'title' }])
           if (typeof body.title === 'string') pull.title = body.title
           if (typeof body.body === 'string') pull.body = body.body
-          if (body.state === 'closed' && pull.state === 'open') pull.state = 'closed'
-          if (body.state === 'open' && pull.state === 'closed') pull.state = 'open'
+          if (body.state === 'closed' && pull.state === 'open') Object.assign(pull, { state: 'closed', closedAt: new Date().toISOString() })
+          if (body.state === 'open' && pull.state === 'closed') Object.assign(pull, { state: 'open', closedAt: null })
           return { status: 200, body: await pullJson(fullName, pull) }
         case 'POST repos/:/:/issues/:/comments':
           if (!pull) return NOT_FOUND

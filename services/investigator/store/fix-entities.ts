@@ -8,12 +8,15 @@ import { BigIntType, EntitySchema } from '@mikro-orm/core'
 import { leasedProperties } from '../../../shared/jobs/leased-columns.js'
 
 export const FIX_ACTIVE_STATES = ['queued', 'fixing'] as const
-export const FIX_FINAL_STATES = ['pr_draft', 'pr_created', 'needs_human'] as const
+/** merged and closed: the delivered pull request's end, seen by the webhook or the poller (pull-requests/). */
+export const FIX_FINAL_STATES = ['pr_draft', 'pr_created', 'needs_human', 'merged', 'closed'] as const
 export type FixState = (typeof FIX_ACTIVE_STATES)[number] | (typeof FIX_FINAL_STATES)[number]
 /** auto: after an automatic investigation; manual: a person asked; agent: a coding agent asked over the tool server (drafts only). */
 export type FixTrigger = 'auto' | 'manual' | 'agent'
 export type Delivery = 'draft' | 'limited_draft' | 'ready'
 export type EvidenceTier = 'setup' | 'E0' | 'E1' | 'E2'
+/** The delivered pull request's state as last seen on the code host ('' before the first look). */
+export type PullRequestSeenState = '' | 'open' | 'merged' | 'closed'
 
 export class Fix {
   id: string = randomUUID()
@@ -41,6 +44,12 @@ export class Fix {
   prReady = false
   ciState = ''
   ciCheckedAt: Date | null = null
+  prState: PullRequestSeenState = ''
+  prMergedAt: Date | null = null
+  prClosedAt: Date | null = null
+  prMergeSha = ''
+  /** When the poller last read the pull request: it reads the oldest first. */
+  prCheckedAt: Date | null = null
   reasonCode = ''
   reasonMessage = ''
   remediation = ''
@@ -101,6 +110,11 @@ export const FixSchema = new EntitySchema<Fix>({
     prReady: { type: 'boolean' },
     ciState: { type: 'text' },
     ciCheckedAt: { type: 'datetime', nullable: true },
+    prState: { type: 'string' },
+    prMergedAt: { type: 'datetime', nullable: true },
+    prClosedAt: { type: 'datetime', nullable: true },
+    prMergeSha: { type: 'text' },
+    prCheckedAt: { type: 'datetime', nullable: true },
     reasonCode: { type: 'text' },
     reasonMessage: { type: 'text' },
     remediation: { type: 'text' },
