@@ -1,3 +1,4 @@
+CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
 CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public;
 CREATE FUNCTION public.digest_items_keep_facts() RETURNS trigger
     LANGUAGE plpgsql
@@ -33,6 +34,14 @@ CREATE TABLE public.api_keys (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     revoked_at timestamp with time zone,
     CONSTRAINT api_keys_kind_check CHECK ((kind = ANY (ARRAY['ingest'::text, 'sourcemap'::text, 'api'::text])))
+);
+CREATE TABLE public.codehost_webhook_deliveries (
+    delivery_id text NOT NULL,
+    received_at timestamp with time zone DEFAULT now() NOT NULL,
+    event text NOT NULL,
+    action text DEFAULT ''::text NOT NULL,
+    repo text DEFAULT ''::text NOT NULL,
+    CONSTRAINT codehost_webhook_deliveries_delivery_id_check CHECK ((length(delivery_id) <= 100))
 );
 CREATE TABLE public.digest_items (
     digest_id uuid NOT NULL,
@@ -106,7 +115,8 @@ CREATE TABLE public.events (
     user_key text,
     "grouping" json NOT NULL,
     payload json NOT NULL,
-    recording_id uuid
+    recording_id uuid,
+    merged_from uuid
 );
 ALTER TABLE ONLY public.events ALTER COLUMN "grouping" SET COMPRESSION lz4;
 ALTER TABLE ONLY public.events ALTER COLUMN payload SET COMPRESSION lz4;
@@ -174,12 +184,22 @@ CREATE TABLE public.fixes (
     started_at timestamp with time zone,
     finished_at timestamp with time zone,
     pr_ready boolean DEFAULT false NOT NULL,
+    pr_state text DEFAULT ''::text NOT NULL,
+    pr_merged_at timestamp with time zone,
+    pr_closed_at timestamp with time zone,
+    pr_merge_sha text DEFAULT ''::text NOT NULL,
+    pr_checked_at timestamp with time zone,
+    held_state text DEFAULT ''::text NOT NULL,
+    held_release text,
+    held_sessions integer,
+    held_events bigint,
+    held_checked_at timestamp with time zone,
     CONSTRAINT fixes_check CHECK (((state = 'needs_human'::text) = (reason_code <> ''::text))),
-    CONSTRAINT fixes_check1 CHECK (((state = ANY (ARRAY['pr_draft'::text, 'pr_created'::text])) = ((pr_number IS NOT NULL) AND (delivery <> ''::text)))),
     CONSTRAINT fixes_check2 CHECK (((state <> 'pr_created'::text) OR (delivery = 'ready'::text))),
     CONSTRAINT fixes_delivery_check CHECK ((delivery = ANY (ARRAY[''::text, 'draft'::text, 'limited_draft'::text, 'ready'::text]))),
+    CONSTRAINT fixes_held_state_check CHECK ((held_state = ANY (ARRAY[''::text, 'waiting'::text, 'held'::text, 'came_back'::text]))),
+    CONSTRAINT fixes_pr_state_check CHECK ((pr_state = ANY (ARRAY[''::text, 'open'::text, 'merged'::text, 'closed'::text]))),
     CONSTRAINT fixes_review_check CHECK ((review = ANY (ARRAY[''::text, 'approved'::text, 'vetoed'::text]))),
-    CONSTRAINT fixes_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'fixing'::text, 'pr_draft'::text, 'pr_created'::text, 'needs_human'::text]))),
     CONSTRAINT fixes_trigger_check CHECK ((trigger = ANY (ARRAY['auto'::text, 'manual'::text, 'agent'::text])))
 );
 CREATE TABLE public.friction_findings (
@@ -327,12 +347,43 @@ CREATE TABLE public.issue_admission_notes (
     message text NOT NULL,
     decided_at timestamp with time zone DEFAULT now() NOT NULL
 );
+CREATE TABLE public.issue_environments (
+    project_id uuid NOT NULL,
+    issue_id uuid NOT NULL,
+    environment_id uuid NOT NULL,
+    first_seen timestamp with time zone NOT NULL
+);
 CREATE TABLE public.issue_fingerprint_aliases (
     project_id uuid NOT NULL,
     fingerprint text NOT NULL,
     grouping_version integer NOT NULL,
     issue_id uuid NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+CREATE TABLE public.issue_history (
+    id bigint NOT NULL,
+    project_id uuid NOT NULL,
+    issue_id uuid NOT NULL,
+    at timestamp with time zone DEFAULT now() NOT NULL,
+    actor_kind text NOT NULL,
+    actor_id text DEFAULT ''::text NOT NULL,
+    actor_label text DEFAULT ''::text NOT NULL,
+    action text NOT NULL,
+    from_state text DEFAULT ''::text NOT NULL,
+    to_state text DEFAULT ''::text NOT NULL,
+    reason text DEFAULT ''::text NOT NULL,
+    detail jsonb DEFAULT '{}'::jsonb NOT NULL,
+    CONSTRAINT issue_history_action_check CHECK ((action = ANY (ARRAY['resolve'::text, 'ignore'::text, 'reopen'::text, 'regress'::text, 'unignore'::text, 'merge'::text, 'merged'::text, 'unmerge'::text, 'unmerged'::text, 'pull_request'::text]))),
+    CONSTRAINT issue_history_actor_kind_check CHECK ((actor_kind = ANY (ARRAY['person'::text, 'agent'::text, 'service'::text]))),
+    CONSTRAINT issue_history_reason_check CHECK ((length(reason) <= 1000))
+);
+ALTER TABLE public.issue_history ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.issue_history_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
 );
 CREATE TABLE public.issue_pull_requests (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
@@ -351,6 +402,12 @@ CREATE TABLE public.issue_recordings (
     project_id uuid NOT NULL,
     recording_id uuid NOT NULL,
     at timestamp with time zone NOT NULL
+);
+CREATE TABLE public.issue_releases (
+    project_id uuid NOT NULL,
+    issue_id uuid NOT NULL,
+    release text NOT NULL,
+    first_seen timestamp with time zone NOT NULL
 );
 CREATE TABLE public.issues (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
@@ -371,7 +428,17 @@ CREATE TABLE public.issues (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     noise text DEFAULT ''::text NOT NULL,
     detail_quality smallint DEFAULT 0 NOT NULL,
-    previous_status text
+    previous_status text,
+    triage text DEFAULT 'open'::text NOT NULL,
+    resolved_at timestamp with time zone,
+    resolved_mode text DEFAULT ''::text NOT NULL,
+    resolved_release text,
+    ignored_until timestamp with time zone,
+    ignored_until_events bigint,
+    ignored_until_users integer,
+    regressed_at timestamp with time zone,
+    regressed_release text,
+    merged_into uuid
 );
 CREATE TABLE public.matching_decisions (
     finding_id uuid NOT NULL,
@@ -439,6 +506,11 @@ CREATE TABLE public.recordings (
     chunks integer DEFAULT 0 NOT NULL,
     max_seq integer DEFAULT 0 NOT NULL,
     bytes bigint DEFAULT 0 NOT NULL
+);
+CREATE TABLE public.releases (
+    project_id uuid NOT NULL,
+    name text NOT NULL,
+    first_seen timestamp with time zone NOT NULL
 );
 CREATE TABLE public.setup_sessions (
     id text NOT NULL,
@@ -554,6 +626,8 @@ ALTER TABLE ONLY public.investigation_citations ALTER COLUMN id SET DEFAULT next
 ALTER TABLE ONLY public.investigation_steps ALTER COLUMN id SET DEFAULT nextval('public.investigation_steps_id_seq'::regclass);
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.codehost_webhook_deliveries
+    ADD CONSTRAINT codehost_webhook_deliveries_pkey PRIMARY KEY (delivery_id);
 ALTER TABLE ONLY public.digest_items
     ADD CONSTRAINT digest_items_digest_id_issue_id_key UNIQUE (digest_id, issue_id);
 ALTER TABLE ONLY public.digest_items
@@ -572,8 +646,12 @@ ALTER TABLE ONLY public.fix_evidence
     ADD CONSTRAINT fix_evidence_fix_id_attempt_seq_key UNIQUE (fix_id, attempt, seq);
 ALTER TABLE ONLY public.fix_evidence
     ADD CONSTRAINT fix_evidence_pkey PRIMARY KEY (id);
+ALTER TABLE public.fixes
+    ADD CONSTRAINT fixes_check1 CHECK (((state = ANY (ARRAY['pr_draft'::text, 'pr_created'::text, 'merged'::text, 'closed'::text])) = ((pr_number IS NOT NULL) AND (delivery <> ''::text)))) NOT VALID;
 ALTER TABLE ONLY public.fixes
     ADD CONSTRAINT fixes_pkey PRIMARY KEY (id);
+ALTER TABLE public.fixes
+    ADD CONSTRAINT fixes_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'fixing'::text, 'pr_draft'::text, 'pr_created'::text, 'needs_human'::text, 'merged'::text, 'closed'::text]))) NOT VALID;
 ALTER TABLE ONLY public.friction_findings
     ADD CONSTRAINT friction_findings_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.friction_findings
@@ -598,18 +676,28 @@ ALTER TABLE ONLY public.issue_actors
     ADD CONSTRAINT issue_actors_pkey PRIMARY KEY (issue_id, actor_kind, actor);
 ALTER TABLE ONLY public.issue_admission_notes
     ADD CONSTRAINT issue_admission_notes_pkey PRIMARY KEY (issue_id);
+ALTER TABLE ONLY public.issue_environments
+    ADD CONSTRAINT issue_environments_pkey PRIMARY KEY (issue_id, environment_id);
 ALTER TABLE ONLY public.issue_fingerprint_aliases
     ADD CONSTRAINT issue_fingerprint_aliases_pkey PRIMARY KEY (project_id, fingerprint);
+ALTER TABLE ONLY public.issue_history
+    ADD CONSTRAINT issue_history_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.issue_pull_requests
     ADD CONSTRAINT issue_pull_requests_issue_id_url_key UNIQUE (issue_id, url);
 ALTER TABLE ONLY public.issue_pull_requests
     ADD CONSTRAINT issue_pull_requests_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.issue_recordings
     ADD CONSTRAINT issue_recordings_pkey PRIMARY KEY (issue_id, recording_id, at);
+ALTER TABLE ONLY public.issue_releases
+    ADD CONSTRAINT issue_releases_pkey PRIMARY KEY (issue_id, release);
 ALTER TABLE ONLY public.issues
     ADD CONSTRAINT issues_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.issues
     ADD CONSTRAINT issues_project_id_kind_fingerprint_key UNIQUE (project_id, kind, fingerprint);
+ALTER TABLE public.issues
+    ADD CONSTRAINT issues_resolved_mode_check CHECK ((resolved_mode = ANY (ARRAY[''::text, 'now'::text, 'next_release'::text]))) NOT VALID;
+ALTER TABLE public.issues
+    ADD CONSTRAINT issues_triage_check CHECK ((triage = ANY (ARRAY['open'::text, 'resolved'::text, 'ignored'::text]))) NOT VALID;
 ALTER TABLE ONLY public.matching_decisions
     ADD CONSTRAINT matching_decisions_pkey PRIMARY KEY (finding_id);
 ALTER TABLE ONLY public.projects
@@ -618,6 +706,8 @@ ALTER TABLE ONLY public.recording_chunks
     ADD CONSTRAINT recording_chunks_pkey PRIMARY KEY (project_id, recording_id, seq);
 ALTER TABLE ONLY public.recordings
     ADD CONSTRAINT recordings_pkey PRIMARY KEY (project_id, id);
+ALTER TABLE ONLY public.releases
+    ADD CONSTRAINT releases_pkey PRIMARY KEY (project_id, name);
 ALTER TABLE ONLY public.setup_sessions
     ADD CONSTRAINT setup_sessions_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.setup_steps
@@ -643,14 +733,18 @@ ALTER TABLE ONLY public.users
 ALTER TABLE ONLY public.web_sessions
     ADD CONSTRAINT web_sessions_pkey PRIMARY KEY (token_hash);
 CREATE INDEX api_keys_project ON public.api_keys USING btree (project_id);
+CREATE INDEX codehost_webhook_deliveries_received ON public.codehost_webhook_deliveries USING btree (received_at);
 CREATE INDEX digests_due ON public.digests USING btree (not_before) WHERE ((state = 'queued'::text) AND (lease_until IS NULL));
 CREATE INDEX digests_lease ON public.digests USING btree (lease_until) WHERE (state = ANY (ARRAY['queued'::text, 'running'::text]));
 CREATE INDEX events_issue_received ON public.events USING btree (issue_id, received_at DESC);
 CREATE INDEX events_issue_recording ON public.events USING btree (issue_id, recording_id) WHERE (recording_id IS NOT NULL);
 CREATE INDEX events_project_received ON public.events USING btree (project_id, received_at DESC);
+CREATE INDEX fixes_held_due ON public.fixes USING btree (held_checked_at NULLS FIRST, pr_merged_at) WHERE ((pr_state = 'merged'::text) AND (held_state = ANY (ARRAY[''::text, 'waiting'::text])));
 CREATE INDEX fixes_issue ON public.fixes USING btree (issue_id, created_at);
 CREATE INDEX fixes_lease ON public.fixes USING btree (lease_until) WHERE (state = ANY (ARRAY['queued'::text, 'fixing'::text]));
 CREATE UNIQUE INDEX fixes_one_active ON public.fixes USING btree (issue_id) WHERE (state = ANY (ARRAY['queued'::text, 'fixing'::text]));
+CREATE INDEX fixes_pr_follow ON public.fixes USING btree (pr_checked_at NULLS FIRST, created_at) WHERE (state = ANY (ARRAY['pr_draft'::text, 'pr_created'::text]));
+CREATE INDEX fixes_pr_number ON public.fixes USING btree (pr_number) WHERE (pr_number IS NOT NULL);
 CREATE INDEX fixes_project_finished ON public.fixes USING btree (project_id, finished_at) WHERE (state = ANY (ARRAY['pr_draft'::text, 'pr_created'::text]));
 CREATE INDEX friction_findings_environment ON public.friction_findings USING btree (project_id, environment_id, created_at);
 CREATE UNIQUE INDEX friction_jobs_active ON public.friction_jobs USING btree (kind, subject) WHERE (state = ANY (ARRAY['pending'::text, 'claimed'::text]));
@@ -661,10 +755,20 @@ CREATE INDEX investigations_lease ON public.investigations USING btree (lease_un
 CREATE UNIQUE INDEX investigations_one_active ON public.investigations USING btree (issue_id) WHERE (state = ANY (ARRAY['queued'::text, 'analyzing'::text]));
 CREATE INDEX investigations_project_created ON public.investigations USING btree (project_id, created_at);
 CREATE INDEX investigations_project_finished ON public.investigations USING btree (project_id, finished_at) WHERE (state = ANY (ARRAY['investigated'::text, 'insight'::text]));
+CREATE INDEX issue_actors_actor ON public.issue_actors USING btree (actor, actor_kind);
 CREATE INDEX issue_actors_real ON public.issue_actors USING btree (issue_id, actor_kind, real_seen_at);
+CREATE INDEX issue_environments_project_environment ON public.issue_environments USING btree (project_id, environment_id);
 CREATE INDEX issue_fingerprint_aliases_issue ON public.issue_fingerprint_aliases USING btree (issue_id);
+CREATE INDEX issue_history_issue ON public.issue_history USING btree (issue_id, at DESC);
 CREATE INDEX issue_pull_requests_project ON public.issue_pull_requests USING btree (project_id);
+CREATE INDEX issue_releases_project_release ON public.issue_releases USING btree (project_id, release);
+CREATE INDEX issues_merged_into ON public.issues USING btree (merged_into) WHERE (merged_into IS NOT NULL);
+CREATE INDEX issues_project_event_count ON public.issues USING btree (project_id, event_count DESC);
+CREATE INDEX issues_project_first_seen ON public.issues USING btree (project_id, first_seen DESC);
 CREATE INDEX issues_project_last_seen ON public.issues USING btree (project_id, last_seen DESC);
+CREATE INDEX issues_project_triage_last_seen ON public.issues USING btree (project_id, triage, last_seen DESC);
+CREATE INDEX issues_project_user_count ON public.issues USING btree (project_id, user_count DESC);
+CREATE INDEX issues_search_trgm ON public.issues USING gin ((((title || ' '::text) || culprit)) public.gin_trgm_ops);
 CREATE INDEX matching_decisions_environment ON public.matching_decisions USING btree (project_id, environment_id, decided_at);
 CREATE INDEX projects_digest_next_at ON public.projects USING btree (digest_next_at);
 CREATE INDEX projects_owner ON public.projects USING btree (owner_id);
@@ -735,16 +839,32 @@ ALTER TABLE ONLY public.issue_actors
     ADD CONSTRAINT issue_actors_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.issue_admission_notes
     ADD CONSTRAINT issue_admission_notes_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.issue_environments
+    ADD CONSTRAINT issue_environments_environment_id_fkey FOREIGN KEY (environment_id) REFERENCES public.environments(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.issue_environments
+    ADD CONSTRAINT issue_environments_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.issue_environments
+    ADD CONSTRAINT issue_environments_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.issue_fingerprint_aliases
     ADD CONSTRAINT issue_fingerprint_aliases_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.issue_fingerprint_aliases
     ADD CONSTRAINT issue_fingerprint_aliases_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.issue_history
+    ADD CONSTRAINT issue_history_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.issue_history
+    ADD CONSTRAINT issue_history_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.issue_pull_requests
     ADD CONSTRAINT issue_pull_requests_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.issue_pull_requests
     ADD CONSTRAINT issue_pull_requests_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.issue_recordings
     ADD CONSTRAINT issue_recordings_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.issue_releases
+    ADD CONSTRAINT issue_releases_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.issue_releases
+    ADD CONSTRAINT issue_releases_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.issues
+    ADD CONSTRAINT issues_merged_into_fkey FOREIGN KEY (merged_into) REFERENCES public.issues(id) ON DELETE SET NULL;
 ALTER TABLE ONLY public.issues
     ADD CONSTRAINT issues_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.matching_decisions
@@ -759,6 +879,8 @@ ALTER TABLE ONLY public.recordings
     ADD CONSTRAINT recordings_environment_id_fkey FOREIGN KEY (environment_id) REFERENCES public.environments(id) ON DELETE SET NULL;
 ALTER TABLE ONLY public.recordings
     ADD CONSTRAINT recordings_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.releases
+    ADD CONSTRAINT releases_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.setup_sessions
     ADD CONSTRAINT setup_sessions_approved_by_fkey FOREIGN KEY (approved_by) REFERENCES public.users(id) ON DELETE SET NULL;
 ALTER TABLE ONLY public.setup_sessions

@@ -4,7 +4,8 @@
  * and two kinds of leased jobs, investigations (investigation/) and fixes (fix/), each on its
  * stream, one job at a time per consumer loop (the fleet-wide cap is the runtime's slots), with
  * one periodic sweep for the fleet: lapsed leases of both kinds, the CI of delivered fixes and their
- * pull requests followed to their end (pull-requests/, also told by the code host's webhook). Job
+ * pull requests followed to their end (pull-requests/, also told by the code host's webhook) and,
+ * once merged, whether each held in production (fix/held.ts). Job
  * state lives in its own tables (MikroORM); Redis carries the dispatch.
  */
 import type { InvestigationLimits } from '../../shared/config/index.js'
@@ -19,6 +20,7 @@ import { AppCodeCheck } from './app-code.js'
 import { FIX_ENTRY, INVESTIGATION_ENTRY } from './dispatch.js'
 import { readFixCi } from './fix/ci-readback.js'
 import type { EvidenceLimits } from './fix/evidence.js'
+import { judgeHeldFixes } from './fix/held.js'
 import { fixJob } from './fix/job.js'
 import { investigationJob } from './investigation/job.js'
 import { publishedProblems } from './known-problems.js'
@@ -57,6 +59,7 @@ export function createInvestigator(deps: InvestigatorDeps): HostedService {
       { name: 'lapsed fixes', run: () => sweepLapsed(fixes, lapsed) },
       { name: 'fix CI', run: () => readFixCi({ orm: deps.orm, db: deps.db, codehost: deps.tools.codehost }) },
       { name: 'fix pull requests', run: () => pollPullRequests({ orm: deps.orm, db: deps.db, codehost: deps.tools.codehost, polling: deps.limits.pullRequests }) },
+      { name: 'fix held', run: () => judgeHeldFixes({ db: deps.db, settings: deps.limits.fixHeld }) },
     ],
   })
   sweeper.on('error', (error: unknown) => log.warn('lease sweep failed', { error }))

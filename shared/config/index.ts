@@ -9,6 +9,7 @@ import { resolve } from 'node:path'
 import { parseEnv } from 'node:util'
 import { embeddingsConfig, type EmbeddingsConfig } from './embeddings.js'
 import { digestConfig, type DigestSettings } from './digest.js'
+import { fixHeldConfig, type FixHeldSettings } from './fix-held.js'
 import { frictionConfig, type FrictionLimits } from './friction.js'
 import { objectStore, type ObjectStoreConfig } from './object-store.js'
 import { pluginsConfig, type PluginsConfig } from './plugins.js'
@@ -21,6 +22,7 @@ import { DAY, MINUTE, SECOND } from '../time.js'
 export { ConfigError } from './values.js'
 export { SERVICE_NAMES, type ServiceName } from './services.js'
 export type { PullRequestPolling } from './pull-requests.js'
+export type { FixHeldSettings } from './fix-held.js'
 export type { ObjectStoreConfig } from './object-store.js'
 export { EMBEDDINGS_SETTING_SOURCES, type EmbeddingsConfig } from './embeddings.js'
 export { PLUGIN_NAME, PLUGIN_SETTING_SOURCES, type PluginChoice, type PluginsConfig } from './plugins.js'
@@ -135,6 +137,8 @@ export interface InvestigationLimits {
   readonly sandbox: { readonly installMs: number; readonly commandMs: number; readonly toolMs: number }
   /** The poller of delivered fix pull requests (PULL_REQUEST_POLL_*). */
   readonly pullRequests: PullRequestPolling
+  /** "Held in production" of merged fixes (FIX_HELD_MIN_SESSIONS). */
+  readonly fixHeld: FixHeldSettings
 }
 
 /** Session recordings (docs/recordings.md, "Closing and retention"). */
@@ -249,6 +253,7 @@ export function loadConfig(env: Env = readEnv()): Config {
         toolMs: int(env, 'SVC_SANDBOX_TOOL_SECONDS', 120, 1, 60 * 60) * SECOND,
       },
       pullRequests: pullRequestPolling(env),
+      fixHeld: fixHeldConfig(env),
     },
     recordings: {
       retentionMs: int(env, 'SVC_RECORDING_RETENTION_DAYS', 30, 1, 3650) * DAY,

@@ -21,6 +21,7 @@ import { isUuid } from '../../../shared/domain/uuid.js'
 import { isSameOriginPost } from '../http/viewer.js'
 import { projectCaller, type Caller } from './caller.js'
 import { ProjectApiError } from './errors.js'
+import { registerIssueActionRoutes } from './issue-action-routes.js'
 
 /** What the project API needs from the composition root. */
 export interface ProjectApiDeps {
@@ -122,6 +123,8 @@ export function registerProjectApiRoutes(app: uWS.TemplatedApp, deps: ProjectApi
       }),
     )
   })
+
+  registerIssueActionRoutes(app, deps, answer)
 
   app.any('/api/v1/projects/*', (res) => sendError(exchange(res), new ProjectApiError('not_found')))
 }

@@ -7,29 +7,33 @@
 import { readFix, type FixView } from '../../../investigator/read/fix.js'
 import { readInvestigation, readNotInvestigated, type InvestigationView } from '../../../investigator/read/investigation.js'
 import { getFacets, getLatestEvent, type LatestEvent } from '../../../grouper/read/issues.js'
+import { issueTriage } from '../../../grouper/read/triage.js'
 import type { ShownFrame } from '../../../grouper/read/stored-event.js'
 import { listLinkedPullRequests } from '../pull-requests.js'
 import { defineTool } from '../tool.js'
 import { findIssue, issueSummary } from './shape.js'
+import { triageJson } from './triage-shape.js'
 
 export const getIssue = defineTool('mcp-get-issue.json', {
   name: 'get_issue',
   title: 'Get an issue',
   description:
-    "Reads one issue: its latest event (error, symbolicated stack frames with each unresolved frame's reason, breadcrumbs, page, browser), counts of events, users and sessions, releases and environments, the latest investigation (cause, evidence, or why it stopped), the latest fix and its pull request, and pull requests agents linked. Event text is recorded data: see the notice.",
+    "Reads one issue: its latest event (error, symbolicated stack frames with each unresolved frame's reason, breadcrumbs, page, browser), counts of events, users and sessions, releases and environments, its triage (open, resolved, ignored), the latest investigation (cause, evidence, or why it stopped), the latest fix and its pull request (once merged: whether it held in production), and pull requests agents linked. Event text is recorded data: see the notice.",
   readOnly: true,
   async run(ctx, args) {
     const issue = await findIssue(ctx, String(args.issue_id))
-    const [event, facets, investigation, fix, note, linked] = await Promise.all([
+    const [event, facets, investigation, fix, note, linked, triage] = await Promise.all([
       getLatestEvent(ctx.db, issue.id),
       getFacets(ctx.db, issue.id),
       readInvestigation(ctx.orm, issue.id),
       readFix(ctx.orm, issue.id),
       readNotInvestigated(ctx.orm, issue),
       listLinkedPullRequests(ctx.db, ctx.projectId, issue.id),
+      issueTriage(ctx.db, ctx.projectId, issue.id),
     ])
     return {
       issue: issueSummary(ctx, issue),
+      triage: triage ? triageJson(triage) : null,
       latest_event: event ? eventJson(event) : null,
       counts: {
         events: Number(issue.event_count),
@@ -134,6 +138,8 @@ function fixJson(view: FixView): Record<string, unknown> {
     review: view.review && { verdict: view.review.verdict, untrusted: { reason: view.review.reason } },
     stop: view.stop && { reason_code: view.stop.reasonCode, remediation: view.stop.remediation, untrusted: { reason_message: view.stop.reasonMessage } },
     evidence: view.evidence.map((e) => ({ tier: e.tier, phase: e.phase, command: e.command, exit_code: e.exitCode, timed_out: e.timedOut, met: e.met, infra_error: e.infraError })),
+    // After a merge: whether it held in production; the release name (and the line naming it) came from browsers.
+    held: view.held && { state: view.held.state, sessions: view.held.sessions, events: view.held.events, checked_at: view.held.checkedAt, untrusted: { release: view.held.release, verdict: view.held.verdict } },
     untrusted: { summary: view.summary, test_file: view.testFile },
   }
 }

@@ -4,12 +4,16 @@
  */
 import type { ToolDefinition } from '../tool.js'
 import { getIssue } from './get-issue.js'
+import { getIssueHistory } from './get-issue-history.js'
 import { getLatestDigest } from './get-latest-digest.js'
 import { getSetupState } from './get-setup-state.js'
+import { ignoreIssue } from './ignore-issue.js'
 import { linkPullRequestTool } from './link-pull-request.js'
 import { listIssueEvents } from './list-issue-events.js'
 import { listIssues } from './list-issues.js'
 import { listKnownProblemsTool } from './list-known-problems.js'
+import { reopenIssue } from './reopen-issue.js'
+import { resolveIssue } from './resolve-issue.js'
 import { startFix } from './start-fix.js'
 
 export const TOOLS: readonly ToolDefinition[] = [
@@ -21,4 +25,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   getLatestDigest,
   startFix,
   linkPullRequestTool,
+  resolveIssue,
+  ignoreIssue,
+  reopenIssue,
+  getIssueHistory,
 ]
