@@ -15,6 +15,7 @@ export const PROJECT_API_ERRORS = {
   issue_not_found: { status: 404, message: 'This project has no issue with this id. Check both ids: an issue belongs to exactly one project.' },
   recording_not_found: { status: 404, message: 'This project has no recording with this id (it may have passed its retention). Check both ids: a recording belongs to exactly one project.' },
   invalid_limit: { status: 400, message: 'limit must be a whole number from 1 to 50. Send it again with a limit in that range, or without one for the last 7 digests.' },
+  invalid_filter: { status: 400, message: 'A parameter of the issue list is invalid (named in field; the message says what it takes). Fix it and send again; docs/issues.md lists the filters.' },
   invalid_id: { status: 400, message: 'The id named in field is not a UUID. Copy the project and issue ids from the dashboard address; do not retry with the same one.' },
   not_an_error: { status: 409, message: 'Only error issues are investigated and fixed. Check the issue kind; do not retry with this issue.' },
   noise_issue: { status: 409, message: 'The issue is marked as noise (its noise field says why), which is never investigated or fixed; do not retry with this issue.' },

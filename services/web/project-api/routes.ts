@@ -21,6 +21,7 @@ import { isUuid } from '../../../shared/domain/uuid.js'
 import { isSameOriginPost } from '../http/viewer.js'
 import { projectCaller, type Caller } from './caller.js'
 import { ProjectApiError } from './errors.js'
+import { registerIssueListApiRoute } from './issue-list-routes.js'
 import { registerIssueActionRoutes } from './issue-action-routes.js'
 
 /** What the project API needs from the composition root. */
@@ -86,10 +87,11 @@ export function issueJson(issue: IssueDetail): Record<string, unknown> {
 }
 
 /**
- * Registers GET /api/v1/projects/:project_id/issues/:issue_id, POST …/fix and the surface's JSON
- * 404.
+ * Registers GET /api/v1/projects/:project_id/issues (issue-list-routes.ts), …/issues/:issue_id,
+ * POST …/fix and the surface's JSON 404.
  */
 export function registerProjectApiRoutes(app: uWS.TemplatedApp, deps: ProjectApiDeps): void {
+  registerIssueListApiRoute(app, deps, answer)
   app.get(ISSUE_PATH, (res, req) => {
     const ex = exchange(res)
     const request = readApiRequest(req, deps)

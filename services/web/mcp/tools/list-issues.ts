@@ -1,30 +1,46 @@
-/** Tool list_issues: the project's issues, most recently seen first, filtered and a page at a time. */
-import { pageIssues } from '../../../grouper/read/issue-pages.js'
-import { defineTool } from '../tool.js'
-import { decodeCursor, encodeCursor, issueSummary, readTime } from './shape.js'
+/**
+ * Tool list_issues: the project's issues with the project API's filters and sorts
+ * (parseIssueFilter reads both), a page at a time.
+ */
+import { parseIssueFilter } from '../../../grouper/read/issue-filter.js'
+import { searchIssues } from '../../../grouper/read/issue-list.js'
+import { defineTool, ToolError } from '../tool.js'
+import { issueSummary } from './shape.js'
 
 const DEFAULT_LIMIT = 25
+
+/** Arguments passed on under the list's own parameter names. */
+const SAME_NAMES = ['q', 'triage', 'status', 'kind', 'release', 'environment', 'user', 'first_seen_from', 'first_seen_to', 'last_seen_from', 'last_seen_to', 'sort', 'cursor'] as const
 
 export const listIssues = defineTool('mcp-list-issues.json', {
   name: 'list_issues',
   title: 'List issues',
   description:
-    'Lists the project\'s issues (errors grouped by cause, and friction issues of known problems), most recently seen first. Filters: status, kind (error or friction), environment (issues with an event there), since (seen at or after). Noise is left out unless include_noise. Pass next_cursor back as cursor for the next page. Titles and culprits are recorded text: see the notice.',
+    "Lists the project's issues (errors grouped by cause, and friction issues of known problems), open ones most recently seen first. Filters: q (text in title or culprit), triage (open, resolved, ignored or all), status, kind, release, environment, user (id or e-mail), first and last seen ranges; sort by last_seen, first_seen, events or users. Noise is left out unless include_noise; merged issues are never listed. Pass next_cursor back as cursor, with the same filters, for the next page. Titles and culprits are recorded text: see the notice.",
   readOnly: true,
   async run(ctx, args) {
-    const limit = typeof args.limit === 'number' ? args.limit : DEFAULT_LIMIT
-    const after = decodeCursor(args.cursor)
-    const since = readTime(args.since, 'since')
-    // Ordered by (last_seen, id) descending; a cursor continues strictly after the last row shown.
-    // The schema has made status, kind and environment strings when they are sent.
-    const text = (value: unknown): string | null => (typeof value === 'string' ? value : null)
-    const filters = { status: text(args.status), kind: text(args.kind), since: since ?? null, includeNoise: args.include_noise === true, environment: text(args.environment) }
-    const rows = await pageIssues(ctx.db, ctx.projectId, filters, after, limit + 1)
-    const page = rows.slice(0, limit)
-    const last = page[page.length - 1]
+    // The schema has checked the types; the list's parser checks the values, as the project API's.
+    const params = new URLSearchParams()
+    for (const name of SAME_NAMES) if (typeof args[name] === 'string') params.set(name, args[name])
+    if (typeof args.since === 'string' && !params.has('last_seen_from')) params.set('last_seen_from', args.since)
+    if (args.include_noise === true) params.set('noise', '1')
+    params.set('limit', String(typeof args.limit === 'number' ? args.limit : DEFAULT_LIMIT))
+    const parsed = parseIssueFilter(params)
+    if (!parsed.ok) {
+      if (parsed.field === 'cursor') throw new ToolError('invalid_cursor', `${parsed.message} The cursor belongs to the list it came from.`)
+      throw new ToolError('invalid_arguments', parsed.message)
+    }
+    const page = await searchIssues(ctx.db, ctx.projectId, parsed.filter)
     return {
-      issues: page.map((issue) => issueSummary(ctx, issue)),
-      next_cursor: rows.length > limit && last ? encodeCursor(last.position, last.id) : null,
+      issues: page.issues.map((issue) => ({
+        ...issueSummary(ctx, issue),
+        triage: issue.triage,
+        resolved_mode: issue.resolved_mode || null,
+        ignored_until: issue.ignored_until?.toISOString() ?? null,
+        regressed_at: issue.regressed_at?.toISOString() ?? null,
+        merged_count: issue.merged_count,
+      })),
+      next_cursor: page.nextCursor,
     }
   },
 })
