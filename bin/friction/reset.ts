@@ -5,7 +5,8 @@
  * inside the lookback, detach recordings from the archived issues, and delete the matching
  * decisions of findings inside the lookback so a backfill decides them again. Recordings, checks
  * and matches stay for audit. Refused, changing nothing, while a fix of any of those issues is in
- * flight or its pull request is open. A finding is inside the lookback when its recording's last
+ * flight or its pull request is open (not yet seen merged or closed: docs/fixes.md, "Following a
+ * pull request to its end"). A finding is inside the lookback when its recording's last
  * activity is, as `svc backfill-tickets` picks recordings.
  */
 import type pg from 'pg'
@@ -66,7 +67,9 @@ const JOBS_TO_FAIL = `j.state IN ('pending', 'claimed') AND j.project_id = $1 AN
   (j.kind = 'confirm' AND j.subject = ANY($4::uuid[])) OR (j.kind = 'match' AND j.subject IN (${FINDINGS_INSIDE})))`
 
 async function refuseWhileFixing(client: pg.PoolClient, issueIds: string[]): Promise<void> {
-  // The service records no pull request closing: the latest fix of an issue that delivered one is taken as open.
+  // A delivered pull request is open until the webhook or the poller sees it merged or closed (the
+  // fix then ends merged or closed): an issue whose latest fix ended so blocks nothing, whatever
+  // status its delivery left on the issue and its known problem.
   const { rows } = await client.query<Blocker>(
     `SELECT i.id AS issue_id, i.title,
             CASE WHEN f.state = 'queued' THEN 'a fix is queued'
@@ -77,8 +80,10 @@ async function refuseWhileFixing(client: pg.PoolClient, issueIds: string[]): Pro
        LEFT JOIN LATERAL (SELECT x.state, x.pr_url FROM fixes x WHERE x.issue_id = i.id
                            ORDER BY (x.state IN ('queued', 'fixing')) DESC, x.created_at DESC LIMIT 1) f ON true
       WHERE i.id = ANY($1::uuid[])
-        AND (f.state IN ('queued', 'fixing', 'pr_draft', 'pr_created') OR i.status IN ('fixing', 'pr_draft', 'pr_created')
-             OR EXISTS (SELECT 1 FROM tickets t WHERE t.issue_id = i.id AND t.state IN ('fixing', 'pr_draft', 'pr_created')))
+        AND (f.state IN ('queued', 'fixing', 'pr_draft', 'pr_created')
+             OR ((f.state IS NULL OR f.state NOT IN ('merged', 'closed'))
+                 AND (i.status IN ('fixing', 'pr_draft', 'pr_created')
+                      OR EXISTS (SELECT 1 FROM tickets t WHERE t.issue_id = i.id AND t.state IN ('fixing', 'pr_draft', 'pr_created')))))
       ORDER BY i.id`,
     [issueIds],
   )

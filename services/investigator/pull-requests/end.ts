@@ -66,12 +66,13 @@ function history(fromState: string, toState: string, reason: string, detail: Rec
 
 /** Whether the issue's status still shows this fix's delivery: a later investigation or fix keeps the status it set. */
 async function isLatestAndShown(tx: EntityManager, fix: Fix): Promise<boolean> {
+  // Times compared in SQL: the row's microseconds would make the fix newer than its own JavaScript Date.
   const rows = await tx.execute<Array<{ shown: boolean }>>(
     `SELECT i.status IN ('pr_draft', 'pr_created')
-            AND NOT EXISTS (SELECT 1 FROM fixes f WHERE f.issue_id = i.id AND f.created_at > ?)
-            AND NOT EXISTS (SELECT 1 FROM investigations v WHERE v.issue_id = i.id AND v.created_at > ?) AS shown
-       FROM issues i WHERE i.id = ?`,
-    [fix.createdAt, fix.createdAt, fix.issueId],
+            AND NOT EXISTS (SELECT 1 FROM fixes f WHERE f.issue_id = i.id AND f.created_at > x.created_at)
+            AND NOT EXISTS (SELECT 1 FROM investigations v WHERE v.issue_id = i.id AND v.created_at > x.created_at) AS shown
+       FROM fixes x JOIN issues i ON i.id = x.issue_id WHERE x.id = ?`,
+    [fix.id],
   )
   return rows[0]?.shown === true
 }

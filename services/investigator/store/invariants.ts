@@ -85,14 +85,15 @@ const CHECKS: Array<{ rule: string; sql: string }> = [
   },
   {
     rule: "issue status is not its latest investigation's or fix's state",
-    // After an investigated outcome the issue follows its latest fix: investigated while it is queued, then fixing and the fix's end.
+    // After an investigated outcome the issue follows its latest fix: investigated while it is queued, then fixing and the fix's end;
+    // its pull request merged leaves the delivery's status, closed unmerged puts it back to investigated.
     // An archived issue (a friction group retired, or its known problem reset) keeps its last runs as they ended.
     sql: `SELECT v.id, 'issue ' || i.status || ', investigation ' || v.state || coalesce(', fix ' || f.state, '') AS detail
             FROM investigations v JOIN issues i ON i.id = v.issue_id
             LEFT JOIN LATERAL (SELECT x.state FROM fixes x WHERE x.investigation_id = v.id ORDER BY x.created_at DESC LIMIT 1) f ON true
            WHERE v.episode = (SELECT max(w.episode) FROM investigations w WHERE w.issue_id = v.issue_id)
              AND i.status <> 'archived'
-             AND i.status <> CASE WHEN v.state = 'investigated' AND f.state IS NOT NULL THEN (CASE WHEN f.state = 'queued' THEN 'investigated' ELSE f.state END) ELSE v.state END`,
+             AND i.status <> CASE WHEN v.state = 'investigated' AND f.state IS NOT NULL THEN (CASE WHEN f.state IN ('queued', 'closed') THEN 'investigated' WHEN f.state = 'merged' AND i.status IN ('pr_draft', 'pr_created') THEN i.status ELSE f.state END) ELSE v.state END`,
   },
   {
     rule: 'investigated with nothing after it',
