@@ -15,7 +15,16 @@ async function insertIssue(stack: TestStack, projectId: string, title = 'TypeErr
 
 interface Answer {
   status: number
-  body: Record<string, any>
+  body: Record<string, unknown>
+}
+
+interface HistoryLine {
+  action: string
+  actor: { kind: string; id: string; label: string }
+  from: string
+  to: string
+  reason: string
+  detail: Record<string, unknown>
 }
 
 /** A signed-in owner's project, its api key, and requests with either credential. */
@@ -31,14 +40,14 @@ async function ownerProject(t: Test) {
       headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     })
-    return { status: response.status, body: JSON.parse(await response.text()) as Record<string, any> }
+    return { status: response.status, body: JSON.parse(await response.text()) as Record<string, unknown> }
   }
   const asPerson = async (path: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
     const cookie = [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; ')
     const response = await fetch(`${stack.baseUrl}/api/v1/projects/${projectId}${path}`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
-    return { status: response.status, body: JSON.parse(await response.text()) as Record<string, any> }
+    return { status: response.status, body: JSON.parse(await response.text()) as Record<string, unknown> }
   }
-  const history = async (issueId: string) => (await asAgent('GET', `/issues/${issueId}/history`)).body.history as Array<Record<string, any>>
+  const history = async (issueId: string) => (await asAgent('GET', `/issues/${issueId}/history`)).body.history as HistoryLine[]
   return { stack, projectId, key, asAgent, asPerson, history }
 }
 
@@ -143,7 +152,7 @@ t.test('merge and unmerge: a merged issue refuses triage of its own until the me
 
   const undone = await asAgent('POST', `/issues/${source}/unmerge`)
   t.equal(undone.status, 200)
-  t.equal(undone.body.triage.merged_into, null)
+  t.equal((undone.body.triage as { merged_into: unknown }).merged_into, null)
   const notMerged = await asAgent('POST', `/issues/${source}/unmerge`)
   t.equal(notMerged.status, 409)
   t.equal(notMerged.body.code, 'not_merged')
@@ -159,7 +168,7 @@ t.test('bulk triage moves up to 100 issues in one transaction; one foreign id mo
 
   const resolved = await asAgent('POST', '/issues/triage', { issues: [a, b, c], action: 'resolve', mode: 'now', reason: 'release 2.1' })
   t.equal(resolved.status, 200)
-  t.same(resolved.body.moved.map((m: { id: string }) => m.id).sort(), [a, b].sort())
+  t.same((resolved.body.moved as Array<{ id: string }>).map((m) => m.id).sort(), [a, b].sort())
   t.same(resolved.body.merged, [c], 'a merged issue is left out and said so')
   const again = await asAgent('POST', '/issues/triage', { issues: [a], action: 'resolve', mode: 'now' })
   t.same(again.body, { moved: [], unchanged: [a], merged: [] })
@@ -175,7 +184,7 @@ t.test('bulk triage moves up to 100 issues in one transaction; one foreign id mo
   t.same(rows.map((r) => r.triage), ['resolved', 'resolved'], 'nothing was reopened')
 
   const ignored = await asAgent('POST', '/issues/triage', { issues: [a, b], action: 'ignore', more_users: 10 })
-  t.same(ignored.body.moved.map((m: { to: string }) => m.to), ['ignored', 'ignored'])
+  t.same((ignored.body.moved as Array<{ to: string }>).map((m) => m.to), ['ignored', 'ignored'])
   const bad: Array<[unknown, string]> = [
     [{ issues: [], action: 'reopen' }, 'invalid_issues'],
     [{ issues: Array.from({ length: 101 }, () => a), action: 'reopen' }, 'invalid_issues'],
