@@ -127,3 +127,20 @@ t.test('without CODEHOST_WEBHOOK_SECRET every delivery is refused', async (t) =>
   const stack = await startTestStack(t)
   t.match(await deliver(stack, pullRequestPayload(REPO, 12, 'closed', true)), { status: 404, body: { code: 'webhook_not_configured' } })
 })
+
+t.test('an earlier fix of the issue that delivered to the same pull request ends with it, under one history line', async (t) => {
+  const { stack, fix } = await delivered(t)
+  const { rows } = await stack.db.query<{ id: string }>(
+    `INSERT INTO fixes (investigation_id, issue_id, project_id, trigger, state, attempts, lease_until, repo, branch, delivery, pr_number, pr_url, head_sha, review, finished_at, created_at)
+     SELECT investigation_id, issue_id, project_id, 'auto', 'pr_draft', 1, now(), repo, branch, 'draft', pr_number, pr_url, head_sha, 'approved', now(), now() - interval '30 minutes'
+       FROM fixes WHERE id = $1 RETURNING id`,
+    [fix.fixId],
+  )
+  const earlier = { issueId: fix.issueId, fixId: rows[0]!.id }
+  t.same(await deliver(stack, pullRequestPayload(REPO, 12, 'closed', false)), { status: 200, body: { status: 'closed' } })
+  const after = await followedState(stack.db, fix)
+  t.match(after.fix, { state: 'closed', pr_state: 'closed' })
+  t.match((await followedState(stack.db, earlier)).fix, { state: 'closed', pr_state: 'closed', pr_closed_at: new Date('2026-11-28T10:00:00Z') }, 'the earlier fix ended with it')
+  t.match(after.issue, { status: 'investigated' }, 'the issue still showed that pull request: back to investigated')
+  t.equal(after.history.length, 1, 'one history line')
+})

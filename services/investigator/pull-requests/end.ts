@@ -47,6 +47,12 @@ export async function applyPullRequestSeen(tx: EntityManager, fixId: string, see
     fix.prMergeSha = seen.mergeSha
   }
   await tx.flush()
+  // A later fix of the issue may have delivered to the same pull request (its branch updated): they end together, one history line.
+  await tx.execute(
+    `UPDATE fixes SET state = ?, pr_state = ?, pr_merged_at = ?, pr_closed_at = ?, pr_merge_sha = ?, pr_checked_at = ?, version = version + 1
+      WHERE issue_id = ? AND repo = ? AND pr_number = ? AND id <> ? AND state IN ('pr_draft', 'pr_created')`,
+    [fix.state, fix.prState, fix.prMergedAt, fix.prClosedAt, fix.prMergeSha, now, fix.issueId, fix.repo, number, fix.id],
+  )
   const detail = { number, url: fix.prUrl, fix: fix.id, ...(seen.mergeSha ? { merge_sha: seen.mergeSha } : {}) }
   if (seen.state === 'merged') {
     const reason = `fix pull request #${number} merged`
@@ -64,12 +70,12 @@ function history(fromState: string, toState: string, reason: string, detail: Rec
   return { actorKind: FOLLOWER.kind, actorId: FOLLOWER.id, actorLabel: FOLLOWER.label, action: 'pull_request' as const, fromState, toState, reason, detail }
 }
 
-/** Whether the issue's status still shows this fix's delivery: a later investigation or fix keeps the status it set. */
+/** Whether the issue's status still shows this pull request: a later investigation, or a later fix with a pull request of its own, keeps the status it set. */
 async function isLatestAndShown(tx: EntityManager, fix: Fix): Promise<boolean> {
   // Times compared in SQL: the row's microseconds would make the fix newer than its own JavaScript Date.
   const rows = await tx.execute<Array<{ shown: boolean }>>(
     `SELECT i.status IN ('pr_draft', 'pr_created')
-            AND NOT EXISTS (SELECT 1 FROM fixes f WHERE f.issue_id = i.id AND f.created_at > x.created_at)
+            AND NOT EXISTS (SELECT 1 FROM fixes f WHERE f.issue_id = i.id AND f.created_at > x.created_at AND f.pr_number IS DISTINCT FROM x.pr_number)
             AND NOT EXISTS (SELECT 1 FROM investigations v WHERE v.issue_id = i.id AND v.created_at > x.created_at) AS shown
        FROM fixes x JOIN issues i ON i.id = x.issue_id WHERE x.id = ?`,
     [fix.id],
