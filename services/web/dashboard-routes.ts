@@ -15,6 +15,7 @@ import { registerFixRoutes } from './issues/fix-routes.js'
 import { registerKnownProblemActions } from './known-problems/known-problem-actions.js'
 import { registerKnownProblemRoutes } from './known-problems/known-problem-routes.js'
 import { registerIssueRoutes } from './issues/issue-routes.js'
+import { registerTriageRoutes } from './issues/triage-routes.js'
 import { registerProjectRoutes } from './projects/project-routes.js'
 import { registerRecordingRoutes } from './recordings/recording-routes.js'
 import { registerSettingsRoutes } from './settings/settings-routes.js'
@@ -37,6 +38,7 @@ export function registerDashboardRoutes(app: uWS.TemplatedApp, deps: DashboardDe
   registerKnownProblemRoutes(app, deps)
   registerDigestRoutes(app, deps)
   registerFixRoutes(app, deps)
+  registerTriageRoutes(app, deps)
   registerSettingsRoutes(app, deps)
   registerApiKeyRoutes(app, deps)
 }

@@ -1,9 +1,11 @@
 /**
  * A project's issues: the list, one issue (with its investigation and fix, and the owner's
- * "Investigate again"). The owner's "Fix this": fix-routes.ts.
+ * "Investigate again"). The owner's "Fix this": fix-routes.ts; triage: triage-routes.ts.
  */
 import type uWS from 'uWebSockets.js'
-import { listIssues } from '../../grouper/read/issue-list.js'
+import { parseIssueFilter } from '../../grouper/read/issue-filter.js'
+import { searchIssues } from '../../grouper/read/issue-list.js'
+import { issueHistory, issueTriage } from '../../grouper/read/triage.js'
 import { getDailyCounts, getFacets, getIssueDetail, getLatestEvent, listRecentEvents } from '../../grouper/read/issues.js'
 import { requestInvestigation } from '../../investigator/commands.js'
 import { readFix } from '../../investigator/read/fix.js'
@@ -26,7 +28,7 @@ const NO_ISSUE = (): PageError => new PageError(404, 'Not found', 'This project 
 const NOTICES: readonly InvestigationNotice[] = ['started', 'in_flight']
 
 /**
- * Registers /projects/:id/issues (?noise=1 lists noise too), one issue (?investigation= and ?fix=
+ * Registers /projects/:id/issues (filtered by the parameters of parseIssueFilter), one issue (?investigation= and ?fix=
  * name the notice after a button) and the Investigate button's POST.
  */
 export function registerIssueRoutes(app: uWS.TemplatedApp, deps: DashboardDeps): void {
@@ -35,8 +37,10 @@ export function registerIssueRoutes(app: uWS.TemplatedApp, deps: DashboardDeps):
   getPage(app, deps, '/projects/:id/issues', async (ctx) => {
     const owned = await ownProject(deps, ctx)
     if (!owned) return
-    const withNoise = ctx.request.query.get('noise') === '1'
-    sendPage(ctx.ex, 200, issuesPage(ctx.viewer, owned.project, await listIssues(db, owned.project.id, withNoise), withNoise))
+    const { query } = ctx.request
+    const parsed = parseIssueFilter(query)
+    if (!parsed.ok) return sendPage(ctx.ex, 400, issuesPage(ctx.viewer, owned.project, { query, search: undefined, error: parsed.message }))
+    sendPage(ctx.ex, 200, issuesPage(ctx.viewer, owned.project, { query, search: await searchIssues(db, owned.project.id, parsed.filter) }))
   })
 
   getPage(app, deps, '/projects/:id/issues/:issue_id', async (ctx) => {
@@ -44,7 +48,7 @@ export function registerIssueRoutes(app: uWS.TemplatedApp, deps: DashboardDeps):
     if (!owned) return
     const issue = await getIssueDetail(db, owned.project.id, ctx.request.params[1]!)
     if (!issue) throw NO_ISSUE()
-    const [latest, facets, days, recent, sessions, view, fixView, note, ticketId, linked] = await Promise.all([
+    const [latest, facets, days, recent, sessions, view, fixView, note, ticketId, linked, triage, history] = await Promise.all([
       getLatestEvent(db, issue.id),
       getFacets(db, issue.id),
       getDailyCounts(db, issue.id),
@@ -55,14 +59,18 @@ export function registerIssueRoutes(app: uWS.TemplatedApp, deps: DashboardDeps):
       readNotInvestigated(deps.orm, issue),
       issue.kind === 'friction' ? getKnownProblemIdOfIssue(db, owned.project.id, issue.id) : undefined,
       listLinkedPullRequests(db, owned.project.id, issue.id),
+      issueTriage(db, owned.project.id, issue.id),
+      issueHistory(db, issue.id),
     ])
+    if (!triage) throw NO_ISSUE()
     const { query } = ctx.request
     const base = `/projects/${owned.project.id}/issues/${issue.id}`
     // Only the owner reaches this page (ownProject), so the buttons are theirs to press.
     const investigation = { view, issueKind: issue.kind, noise: issue.noise, note, requestPath: `${base}/investigate`, notice: NOTICES.find((n) => n === query.get('investigation')) }
     const fix = { view: fixView, issueKind: issue.kind, withheld: fixWithheld(issue, note), requestPath: `${base}/fix`, investigationActive: isActive(view), notice: FIX_NOTICES.find((n) => n === query.get('fix')) }
     const knownProblem = ticketId ? knownProblemPath(owned.project.id, ticketId) : undefined
-    sendPage(ctx.ex, 200, issuePage(ctx.viewer, owned.project, { issue, latest, facets, days, recent, sessions, investigation, fix, knownProblem, linked }))
+    const triagePanel = { triage, base, issuesBase: `/projects/${owned.project.id}/issues`, eventCount: Number(issue.event_count), userCount: issue.user_count }
+    sendPage(ctx.ex, 200, issuePage(ctx.viewer, owned.project, { issue, latest, facets, days, recent, sessions, investigation, fix, knownProblem, linked, triage: triagePanel, history }))
   })
 
   postForm(app, deps, '/projects/:id/issues/:issue_id/investigate', async (ctx) => {

@@ -17,6 +17,8 @@ import { dailyChart, facetsSection } from './facets.js'
 import { fixSection, type FixPanel } from './fix.js'
 import { stackSection } from './frames.js'
 import { investigationSection, type InvestigationPanel } from './investigation.js'
+import { historySection, type HistoryLine } from './issue-history.js'
+import { triageSection, type TriagePanel } from './triage-panel.js'
 import { linkedPullRequestsSection } from './linked-pull-requests.js'
 import { when } from '../../http/views/layout.js'
 import { projectFrame } from '../../http/views/project-frame.js'
@@ -37,6 +39,9 @@ export interface IssuePageData {
   knownProblem?: string | undefined
   /** Pull requests coding agents opened and linked (link_pull_request). */
   linked?: readonly LinkedPullRequest[]
+  /** The team's triage and its forms, and the issue's history (newest first). */
+  triage: TriagePanel
+  history: readonly HistoryLine[]
 }
 
 /** How well the issue's title and culprit read in source terms (issues.detail_quality). */
@@ -64,9 +69,11 @@ ${data.knownProblem ? html`<p class="notice known-problem-link">Friction seen in
   <dt>Last seen</dt><dd>${when(issue.last_seen)}</dd>
   <dt>Grouping</dt><dd>version ${issue.grouping_version} · ${DETAIL_QUALITY[issue.detail_quality] ?? `detail ${issue.detail_quality}`}</dd>
 </dl>
+${triageSection(viewer, data.triage)}
 ${investigationSection(viewer, data.investigation)}
 ${fixSection(viewer, data.fix)}
 ${linkedPullRequestsSection(data.linked ?? [])}
+${historySection(data.history, data.triage.issuesBase)}
 <h2>Events per day</h2>
 ${dailyChart(data.days)}
 <h2>Latest event</h2>
