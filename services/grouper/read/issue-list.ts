@@ -62,9 +62,10 @@ export function containsPattern(text: string): string {
 /**
  * One page of projectId's issues that match filter, in its sort (largest or newest first, then by
  * id), after its cursor; merged issues never. The cursor is assumed checked (parseIssueFilter); one
- * that does not decode starts from the top.
+ * that does not decode starts from the top. countNoise false skips the noise count (a scan of the
+ * project's issues, which only the dashboard shows) and answers 0 for it.
  */
-export async function searchIssues(db: Queryable, projectId: string, filter: IssueFilter): Promise<IssueSearch> {
+export async function searchIssues(db: Queryable, projectId: string, filter: IssueFilter, options: { countNoise?: boolean } = {}): Promise<IssueSearch> {
   const sortName = filter.sort ?? 'last_seen'
   const sort = SORTS[sortName]
   const limit = Math.min(Math.max(1, filter.limit ?? DEFAULT_ISSUE_LIMIT), MAX_ISSUE_LIMIT)
@@ -108,7 +109,7 @@ export async function searchIssues(db: Queryable, projectId: string, filter: Iss
              ORDER BY ${sort.column} DESC, i.id DESC
              LIMIT ${param(limit + 1)}) page
      ORDER BY page.${sort.column.slice(2)} DESC, page.id DESC`
-  const [listed, noiseCount] = await Promise.all([db.query<IssueRow & { position: string }>(sql, params), countNoise(db, projectId, triage)])
+  const [listed, noiseCount] = await Promise.all([db.query<IssueRow & { position: string }>(sql, params), options.countNoise === false ? 0 : countNoise(db, projectId, triage)])
   const rows = listed.rows.slice(0, limit)
   const last = rows[rows.length - 1]
   const nextCursor = listed.rows.length > limit && last ? encodeIssueCursor({ sort: sortName, value: last.position, id: last.id }) : null

@@ -65,7 +65,7 @@ export function registerIssueListApiRoute(app: uWS.TemplatedApp, deps: IssueList
         const caller = await projectCaller(deps, credentials, projectId)
         const parsed = parseIssueFilter(query)
         if (!parsed.ok) throw new ProjectApiError('invalid_filter', { field: parsed.field, message: parsed.message })
-        const page = await searchIssues(deps.db, caller.projectId, parsed.filter)
+        const page = await searchIssues(deps.db, caller.projectId, parsed.filter, { countNoise: false })
         send(ex, 200, JSON.stringify({ issues: page.issues.map(issueListJson), next_cursor: page.nextCursor }), [['Cache-Control', 'no-store']])
       }),
     )

@@ -30,7 +30,7 @@ export const listIssues = defineTool('mcp-list-issues.json', {
       if (parsed.field === 'cursor') throw new ToolError('invalid_cursor', `${parsed.message} The cursor belongs to the list it came from.`)
       throw new ToolError('invalid_arguments', parsed.message)
     }
-    const page = await searchIssues(ctx.db, ctx.projectId, parsed.filter)
+    const page = await searchIssues(ctx.db, ctx.projectId, parsed.filter, { countNoise: false })
     return {
       issues: page.issues.map((issue) => ({
         ...issueSummary(ctx, issue),
