@@ -81,9 +81,11 @@ async function judgeFix(options: FixHeldOptions, fix: DueFix): Promise<HeldJudge
   const limit = settings.minSessions * SESSIONS_READ_FACTOR
   let watched: HeldJudgement = { state: 'waiting', release: null, sessions: 0, events: 0 }
   for (const release of releases) {
+    // No event of a release is received before the grouper first saw it: its scan starts there.
+    const eventsSince = release.firstSeen > mergedAt ? release.firstSeen : mergedAt
     const [events, fromEvents, fromRecordings] = await Promise.all([
-      issueEventsInRelease(db, fix.issue_id, release.name, mergedAt),
-      releaseEventSessions(db, fix.project_id, release.name, mergedAt, limit),
+      issueEventsInRelease(db, fix.issue_id, release.name, eventsSince),
+      releaseEventSessions(db, fix.project_id, release.name, eventsSince, limit),
       releaseRecordedSessions(db, fix.project_id, release.name, mergedAt, limit),
     ])
     // Each list stops at limit, so their union is exact below it and at least limit above it.
