@@ -108,3 +108,5 @@ export async function recordIssueHistory(tx: SqlTx, projectId: string, issueId: 
   const by: TriageActor = { kind: entry.actorKind, id: entry.actorId, label: entry.actorLabel }
   await writeHistory(tx, projectId, [{ issueId, action: entry.action, fromState: entry.fromState, toState: entry.toState, detail: entry.detail }], by, entry.reason)
 }
+
+export type { HistoryEntry, Triage, TriageActor, TriageChange, TriageMoved } from '../triage/types.js'
