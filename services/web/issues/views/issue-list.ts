@@ -26,6 +26,12 @@ export interface IssueListView {
   error?: string
 }
 
+/** The list's address with its query's parameter name set to value (or removed, for undefined). */
+function listHref(base: string, query: URLSearchParams, name: string, value: string | undefined): string {
+  const rest = withParam(query, name, value)
+  return rest ? `${base}?${rest}` : base
+}
+
 /** The query of the list with one parameter set (or removed, for undefined), and nothing the page added. */
 function withParam(query: URLSearchParams, name: string, value: string | undefined): string {
   const next = new URLSearchParams(query)
@@ -53,20 +59,20 @@ function list(viewer: Viewer, base: string, query: URLSearchParams, search: Issu
     noiseCount === 0
       ? ''
       : withNoise
-        ? html`<p class="noise-toggle"><a href="${`${base}?${withParam(query, 'noise', undefined)}`}">Hide noise</a> <span class="hint small">Noise issues are stored and counted like any other, but say nothing about your code (a browser warning, an extension's error, a script of another origin); the badge says which.</span></p>`
-        : html`<p class="noise-toggle"><a href="${`${base}?${withParam(query, 'noise', '1')}`}">Show noise (${noiseCount})</a></p>`
+        ? html`<p class="noise-toggle"><a href="${listHref(base, query, 'noise', undefined)}">Hide noise</a> <span class="hint small">Noise issues are stored and counted like any other, but say nothing about your code (a browser warning, an extension's error, a script of another origin); the badge says which.</span></p>`
+        : html`<p class="noise-toggle"><a href="${listHref(base, query, 'noise', '1')}">Show noise (${noiseCount})</a></p>`
   if (issues.length === 0) {
     const filtered = [...query.keys()].some((name) => name !== 'changed' && name !== 'noise')
     const empty = filtered ? 'No issues match these filters.' : noiseCount > 0 ? 'No issues besides noise.' : 'No issues yet. Errors the SDK sends show up here within seconds.'
     return html`${toggle}<p class="empty">${empty}</p>`
   }
-  const next = nextCursor ? html`<p class="pager"><a rel="next" href="${`${base}?${withParam(query, 'cursor', nextCursor)}`}">Next page</a></p>` : ''
+  const next = nextCursor ? html`<p class="pager"><a rel="next" href="${listHref(base, query, 'cursor', nextCursor)}">Next page</a></p>` : ''
   return html`${toggle}<form method="post" action="${`${base}/bulk`}" class="bulk">${csrfField(viewer)}<input type="hidden" name="back" value="${withParam(query, 'cursor', undefined)}">
 ${bulkBar()}
 <table class="issues"><thead><tr><th scope="col"><span class="sr-only">Select</span></th><th scope="col">Issue</th><th scope="col">Triage</th><th scope="col">Status</th><th scope="col" class="num">Events</th><th scope="col" class="num">Users</th><th scope="col">Last seen</th></tr></thead><tbody>
 ${issues.map(
-  (issue) => html`<tr data-issue="${issue.id}"><td><input type="checkbox" name="issue" value="${issue.id}" aria-label="${`Select ${issue.title}`}"></td>
-<td><a href="${`${base}/${issue.id}`}">${issue.title}</a>${issue.noise ? html` ${noiseBadge(issue.noise)}` : ''}${issue.merged_count > 0 ? html` <span class="muted small">+${issue.merged_count} merged</span>` : ''}${issue.culprit ? html`<div class="muted small">${issue.culprit}</div>` : ''}</td>
+  (issue) => html`<tr data-issue="${issue.id}"><td><input type="checkbox" name="issue" value="${issue.id}" aria-labelledby="${`title-${issue.id}`}"></td>
+<td><a id="${`title-${issue.id}`}" href="${`${base}/${issue.id}`}">${issue.title}</a>${issue.noise ? html` ${noiseBadge(issue.noise)}` : ''}${issue.merged_count > 0 ? html` <span class="muted small">+${issue.merged_count} merged</span>` : ''}${issue.culprit ? html`<div class="muted small">${issue.culprit}</div>` : ''}</td>
 <td class="nowrap">${triageBadge(issue.triage, issue.regressed_at)}</td><td><span class="status">${issue.status}</span></td><td class="num">${issue.event_count}</td><td class="num">${issue.user_count}</td><td>${when(issue.last_seen)}</td></tr>`,
 )}
 </tbody></table>
