@@ -3,6 +3,9 @@
  * showing the new state and a history line, the list's bulk actions on ticked rows, and its
  * filters narrowing the list.
  */
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type { Locator, Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { cookieName } from '../../services/web/http/cookies.js'
@@ -18,6 +21,14 @@ async function insertIssue(stack: TestStack, projectId: string, title: string, e
     [projectId, title, lastSeenMinutesAgo, events],
   )
   return rows[0]!.id
+}
+
+const SHOTS = fileURLToPath(new URL('../../tmp/screenshots/', import.meta.url))
+
+/** Keeps what the page looks like now, for a person to look at (tmp/ is gitignored). */
+async function shot(tab: Page, name: string): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true })
+  await tab.screenshot({ path: join(SHOTS, name), fullPage: true })
 }
 
 /** Presses a submit button and waits for the page the redirect lands on. */
@@ -98,6 +109,7 @@ t.test('on the issue page a person resolves, ignores, reopens, merges and undoes
   t.match(await tab.locator('.triage-merged-into').textContent(), /Merged into TypeError: <img src=x onerror=alert\(1\)>/, 'the target title is shown as text')
   t.equal(await tab.locator('.triage-merged-into a').getAttribute('href'), `/projects/${projectId}/issues/${b}`)
   t.equal((await newestLine(tab)).action, 'merged')
+  await shot(tab, 'triage-merged-issue.png')
   t.equal(await tab.locator('form.triage-form').count(), 0, 'a merged issue offers only the undo')
   await submit(tab, tab.locator('.triage-merged-into a'))
   t.match(await tab.locator('.triage-merged-from').textContent(), /Merged here: TypeError: cart is undefined/)
@@ -106,6 +118,7 @@ t.test('on the issue page a person resolves, ignores, reopens, merges and undoes
 
   await tab.goto(page)
   await submit(tab, tab.getByRole('button', { name: 'Undo merge' }))
+  await shot(tab, 'triage-issue-page.png')
   t.equal(await tab.locator('.triage-merged-into').count(), 0)
   line = await newestLine(tab)
   t.equal(line.action, 'unmerge')
@@ -136,6 +149,7 @@ t.test('on the list a person resolves, ignores, reopens and merges ticked issues
   t.equal((await tab.goto(list))?.status(), 200)
   t.same(await titles(), ['TypeError: cart is undefined', 'RangeError: price out of range', 'Error: login failed', 'TypeError: search index missing'])
   t.match(await tab.locator(`tr[data-issue="${ids.login}"]`).textContent(), /Open\s+regressed/, 'the row carries the regression mark')
+  await shot(tab, 'triage-issue-list.png')
 
   await tick(ids.cart, ids.price)
   await tab.locator('#bulk-reason').fill('released 2.0.1')
