@@ -34,3 +34,6 @@ CREATE TABLE codehost_webhook_deliveries (
   repo        text NOT NULL DEFAULT ''
 );
 CREATE INDEX codehost_webhook_deliveries_received ON codehost_webhook_deliveries (received_at);
+
+-- The digest picks fixes whose pull request opened in its window, merged or closed since included.
+CREATE INDEX fixes_project_finished_ended ON fixes (project_id, finished_at) WHERE state IN ('merged', 'closed');

@@ -746,6 +746,7 @@ CREATE UNIQUE INDEX fixes_one_active ON public.fixes USING btree (issue_id) WHER
 CREATE INDEX fixes_pr_follow ON public.fixes USING btree (pr_checked_at NULLS FIRST, created_at) WHERE (state = ANY (ARRAY['pr_draft'::text, 'pr_created'::text]));
 CREATE INDEX fixes_pr_number ON public.fixes USING btree (pr_number) WHERE (pr_number IS NOT NULL);
 CREATE INDEX fixes_project_finished ON public.fixes USING btree (project_id, finished_at) WHERE (state = ANY (ARRAY['pr_draft'::text, 'pr_created'::text]));
+CREATE INDEX fixes_project_finished_ended ON public.fixes USING btree (project_id, finished_at) WHERE (state = ANY (ARRAY['merged'::text, 'closed'::text]));
 CREATE INDEX friction_findings_environment ON public.friction_findings USING btree (project_id, environment_id, created_at);
 CREATE UNIQUE INDEX friction_jobs_active ON public.friction_jobs USING btree (kind, subject) WHERE (state = ANY (ARRAY['pending'::text, 'claimed'::text]));
 CREATE INDEX friction_jobs_due ON public.friction_jobs USING btree (not_before) WHERE (state = 'pending'::text);

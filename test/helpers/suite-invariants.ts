@@ -17,7 +17,9 @@ const RULES: Array<{ rule: string; sql: string }> = [
     sql: `SELECT i.id, i.status AS detail FROM issues i
            WHERE i.status IN ('investigated', 'fixing')
              AND NOT EXISTS (SELECT 1 FROM investigations v WHERE v.issue_id = i.id AND v.state IN ('queued', 'analyzing'))
-             AND NOT EXISTS (SELECT 1 FROM fixes f WHERE f.issue_id = i.id AND f.state IN ('queued', 'fixing') AND f.lease_until > now() - interval '${GRACE_SECONDS} seconds')`,
+             AND NOT EXISTS (SELECT 1 FROM fixes f WHERE f.issue_id = i.id AND f.state IN ('queued', 'fixing') AND f.lease_until > now() - interval '${GRACE_SECONDS} seconds')
+             -- A fix pull request closed without merging puts its issue back in investigated, with nothing in flight.
+             AND NOT EXISTS (SELECT 1 FROM fixes f WHERE f.issue_id = i.id AND f.state = 'closed')`,
   },
   { rule: READY_HEAD_RULE, sql: READY_HEAD_SQL },
 ]

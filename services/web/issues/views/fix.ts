@@ -43,6 +43,8 @@ const STATES: Readonly<Record<string, string>> = {
   pr_draft: 'A draft pull request is open.',
   pr_created: 'A pull request is open, ready for review.',
   needs_human: 'The fix stopped.',
+  merged: 'Its pull request was merged: the issue is resolved in the next release.',
+  closed: 'Its pull request was closed without merging.',
 }
 
 const TRIGGERS: Readonly<Record<string, string>> = { auto: 'automatic', manual: 'started by a person', agent: 'asked for by a coding agent (draft only)' }
