@@ -171,6 +171,7 @@ t.test('a bad parameter is answered with invalid_filter, its field, and what to 
     ['status=done', 'status', /needs_human/],
     ['sort=popularity', 'sort', /last_seen, first_seen, events, users/],
     ['sort=events,users', 'sort', /one value/],
+    ['kind=bug', 'kind', /one value of error, friction/],
     ['limit=0', 'limit', /1 to 200/],
     ['limit=201', 'limit', /1 to 200/],
     ['limit=ten', 'limit', /whole number/],

@@ -100,9 +100,7 @@ export function parseIssueFilter(params: URLSearchParams): ParsedIssueFilter {
     if (triage === 'all') filter.triage = [...TRIAGE_STATES]
     const status = text('status')
     if (status !== undefined) filter.status = list('status', status, ISSUE_STATUSES, ISSUE_STATUSES.join(', '))
-    const kind = text('kind')
-    if (kind !== undefined) filter.kind = list('kind', kind, ISSUE_KINDS, 'error or friction')[0]
-    if (kind?.includes(',')) throw new Refusal('kind', 'kind takes one value: error or friction.')
+    filter.kind = one('kind', text('kind'), ISSUE_KINDS)
     filter.release = text('release')
     filter.environment = text('environment')
     filter.user = text('user')
@@ -110,9 +108,7 @@ export function parseIssueFilter(params: URLSearchParams): ParsedIssueFilter {
     filter.firstSeenTo = time('first_seen_to', text('first_seen_to'))
     filter.lastSeenFrom = time('last_seen_from', text('last_seen_from'))
     filter.lastSeenTo = time('last_seen_to', text('last_seen_to'))
-    const sort = text('sort')
-    if (sort !== undefined) filter.sort = list('sort', sort, ISSUE_SORTS, ISSUE_SORTS.join(', '))[0]
-    if (sort?.includes(',')) throw new Refusal('sort', `sort takes one value: ${ISSUE_SORTS.join(', ')}.`)
+    filter.sort = one('sort', text('sort'), ISSUE_SORTS)
     const noise = text('noise')
     if (noise !== undefined && noise !== '0' && noise !== '1') throw new Refusal('noise', 'noise must be 1 (noise issues listed too) or 0 (left out, the default).')
     filter.withNoise = noise === '1'
@@ -127,11 +123,8 @@ export function parseIssueFilter(params: URLSearchParams): ParsedIssueFilter {
       if (!cursor) throw new Refusal('cursor', 'cursor is not one this list handed out. Pass next_cursor of the previous page unchanged, or none for the first page.')
       if (cursor.sort !== (filter.sort ?? 'last_seen')) throw new Refusal('cursor', `cursor continues a list sorted by ${cursor.sort}. Send the same sort as the first page, or no cursor to start over.`)
     }
-    for (const [from, to] of [['first_seen_from', 'first_seen_to'], ['last_seen_from', 'last_seen_to']] as const) {
-      const start = filter[from === 'first_seen_from' ? 'firstSeenFrom' : 'lastSeenFrom']
-      const end = filter[to === 'first_seen_to' ? 'firstSeenTo' : 'lastSeenTo']
-      if (start && end && start > end) throw new Refusal(from, `${from} is after ${to}. Send a range whose start comes first.`)
-    }
+    ordered('first_seen', filter.firstSeenFrom, filter.firstSeenTo)
+    ordered('last_seen', filter.lastSeenFrom, filter.lastSeenTo)
     for (const key of Object.keys(filter) as Array<keyof IssueFilter>) if (filter[key] === undefined) delete filter[key]
     return { ok: true, filter }
   } catch (error) {
@@ -145,6 +138,17 @@ function list<T extends string>(name: string, value: string, allowed: readonly T
   const values = [...new Set(value.split(',').map((part) => part.trim()))]
   for (const part of values) if (!(allowed as readonly string[]).includes(part)) throw new Refusal(name, `${name} ${part === '' ? 'has an empty value' : `"${part.slice(0, 40)}" is not known`}. Send one or more of ${says}, separated by commas.`)
   return values as T[]
+}
+
+/** One value of allowed, or undefined when none was sent. */
+function one<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+  if (value === undefined || (allowed as readonly string[]).includes(value)) return value as T | undefined
+  throw new Refusal(name, `${name} takes one value of ${allowed.join(', ')}; "${value.slice(0, 40)}" is not one. Send one of them.`)
+}
+
+/** A range whose start comes first. */
+function ordered(name: string, from: Date | undefined, to: Date | undefined): void {
+  if (from && to && from > to) throw new Refusal(`${name}_from`, `${name}_from is after ${name}_to. Send a range whose start comes first.`)
 }
 
 /** An ISO 8601 date or time; a date alone is midnight UTC. */
