@@ -78,6 +78,8 @@ CREATE INDEX issues_project_first_seen ON issues (project_id, first_seen DESC);
 CREATE INDEX issues_project_event_count ON issues (project_id, event_count DESC);
 CREATE INDEX issues_project_user_count ON issues (project_id, user_count DESC);
 CREATE INDEX issues_merged_into ON issues (merged_into) WHERE merged_into IS NOT NULL;
+-- The list's count of noise issues (the dashboard's "show noise").
+CREATE INDEX issues_project_noise ON issues (project_id, triage) WHERE noise <> '' AND merged_into IS NULL;
 CREATE INDEX issue_actors_actor ON issue_actors (actor, actor_kind);
 
 -- Text search over title and culprit by trigrams, where the server has pg_trgm (PostgreSQL's

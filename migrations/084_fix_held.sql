@@ -14,3 +14,9 @@ ALTER TABLE fixes ADD COLUMN held_checked_at timestamptz;
 
 -- What the sweep reads: merged fixes without a verdict.
 CREATE INDEX fixes_held_due ON fixes (held_checked_at NULLS FIRST, pr_merged_at) WHERE pr_state = 'merged' AND held_state IN ('', 'waiting');
+
+-- The digest tells a verdict reached in its window (services/digester/pick.ts).
+CREATE INDEX fixes_project_held ON fixes (project_id, held_checked_at) WHERE held_state IN ('held', 'came_back');
+ALTER TABLE digest_items DROP CONSTRAINT digest_items_outcome_check;
+ALTER TABLE digest_items ADD CONSTRAINT digest_items_outcome_check
+  CHECK (outcome IN ('cause_found', 'outside_code', 'fix_draft', 'fix_ready', 'fix_held', 'fix_came_back')) NOT VALID;

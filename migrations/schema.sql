@@ -59,7 +59,6 @@ CREATE TABLE public.digest_items (
     check_result text DEFAULT ''::text NOT NULL,
     check_reason text DEFAULT ''::text NOT NULL,
     CONSTRAINT digest_items_check_result_check CHECK ((check_result = ANY (ARRAY[''::text, 'written'::text, 'mechanical'::text]))),
-    CONSTRAINT digest_items_outcome_check CHECK ((outcome = ANY (ARRAY['cause_found'::text, 'outside_code'::text, 'fix_draft'::text, 'fix_ready'::text]))),
     CONSTRAINT digest_items_position_check CHECK (("position" >= 1)),
     CONSTRAINT digest_items_subject_check CHECK ((subject = ANY (ARRAY['issue'::text, 'known_problem'::text]))),
     CONSTRAINT digest_items_users_check CHECK ((users >= 0))
@@ -630,6 +629,8 @@ ALTER TABLE ONLY public.codehost_webhook_deliveries
     ADD CONSTRAINT codehost_webhook_deliveries_pkey PRIMARY KEY (delivery_id);
 ALTER TABLE ONLY public.digest_items
     ADD CONSTRAINT digest_items_digest_id_issue_id_key UNIQUE (digest_id, issue_id);
+ALTER TABLE public.digest_items
+    ADD CONSTRAINT digest_items_outcome_check CHECK ((outcome = ANY (ARRAY['cause_found'::text, 'outside_code'::text, 'fix_draft'::text, 'fix_ready'::text, 'fix_held'::text, 'fix_came_back'::text]))) NOT VALID;
 ALTER TABLE ONLY public.digest_items
     ADD CONSTRAINT digest_items_pkey PRIMARY KEY (digest_id, "position");
 ALTER TABLE ONLY public.digests
@@ -747,6 +748,7 @@ CREATE INDEX fixes_pr_follow ON public.fixes USING btree (pr_checked_at NULLS FI
 CREATE INDEX fixes_pr_number ON public.fixes USING btree (pr_number) WHERE (pr_number IS NOT NULL);
 CREATE INDEX fixes_project_finished ON public.fixes USING btree (project_id, finished_at) WHERE (state = ANY (ARRAY['pr_draft'::text, 'pr_created'::text]));
 CREATE INDEX fixes_project_finished_ended ON public.fixes USING btree (project_id, finished_at) WHERE (state = ANY (ARRAY['merged'::text, 'closed'::text]));
+CREATE INDEX fixes_project_held ON public.fixes USING btree (project_id, held_checked_at) WHERE (held_state = ANY (ARRAY['held'::text, 'came_back'::text]));
 CREATE INDEX friction_findings_environment ON public.friction_findings USING btree (project_id, environment_id, created_at);
 CREATE UNIQUE INDEX friction_jobs_active ON public.friction_jobs USING btree (kind, subject) WHERE (state = ANY (ARRAY['pending'::text, 'claimed'::text]));
 CREATE INDEX friction_jobs_due ON public.friction_jobs USING btree (not_before) WHERE (state = 'pending'::text);
@@ -767,6 +769,7 @@ CREATE INDEX issues_merged_into ON public.issues USING btree (merged_into) WHERE
 CREATE INDEX issues_project_event_count ON public.issues USING btree (project_id, event_count DESC);
 CREATE INDEX issues_project_first_seen ON public.issues USING btree (project_id, first_seen DESC);
 CREATE INDEX issues_project_last_seen ON public.issues USING btree (project_id, last_seen DESC);
+CREATE INDEX issues_project_noise ON public.issues USING btree (project_id, triage) WHERE ((noise <> ''::text) AND (merged_into IS NULL));
 CREATE INDEX issues_project_triage_last_seen ON public.issues USING btree (project_id, triage, last_seen DESC);
 CREATE INDEX issues_project_user_count ON public.issues USING btree (project_id, user_count DESC);
 CREATE INDEX issues_search_trgm ON public.issues USING gin ((((title || ' '::text) || culprit)) public.gin_trgm_ops);

@@ -42,6 +42,8 @@ interface CandidateRow {
   fix_delivery: string | null
   fix_at: Date | null
   pr_url: string | null
+  /** A merged fix's verdict reached in the window (held, came_back), else null. */
+  held_state: string | null
   completed_at: Date
 }
 
@@ -62,14 +64,20 @@ export async function pickItems(db: Queryable, projectId: string, start: Date, e
          FROM fixes f
         WHERE f.project_id = $1 AND f.state IN ('pr_draft', 'pr_created', 'merged', 'closed') AND f.finished_at >= $2 AND f.finished_at < $3
         ORDER BY f.issue_id, f.finished_at DESC
+     ), held AS (
+       SELECT DISTINCT ON (f.issue_id) f.issue_id, f.held_state, f.held_checked_at, f.pr_url
+         FROM fixes f
+        WHERE f.project_id = $1 AND f.held_state IN ('held', 'came_back') AND f.held_checked_at >= $2 AND f.held_checked_at < $3
+        ORDER BY f.issue_id, f.held_checked_at DESC
      )
      SELECT i.id AS issue_id, i.kind, i.title, i.user_count AS issue_users, k.id AS ticket_id, k.users AS ticket_users,
-            inv.state AS inv_state, inv.finished_at AS inv_at, fx.state AS fix_state, fx.delivery AS fix_delivery, fx.finished_at AS fix_at, fx.pr_url,
-            greatest(inv.finished_at, fx.finished_at) AS completed_at
-       FROM (SELECT issue_id FROM inv UNION SELECT issue_id FROM fx) AS done
+            inv.state AS inv_state, inv.finished_at AS inv_at, fx.state AS fix_state, fx.delivery AS fix_delivery, fx.finished_at AS fix_at, COALESCE(fx.pr_url, held.pr_url) AS pr_url, held.held_state,
+            greatest(inv.finished_at, fx.finished_at, held.held_checked_at) AS completed_at
+       FROM (SELECT issue_id FROM inv UNION SELECT issue_id FROM fx UNION SELECT issue_id FROM held) AS done
        JOIN issues i ON i.id = done.issue_id
        LEFT JOIN inv ON inv.issue_id = i.id
        LEFT JOIN fx ON fx.issue_id = i.id
+       LEFT JOIN held ON held.issue_id = i.id
        LEFT JOIN tickets k ON k.issue_id = i.id
       WHERE i.project_id = $1 AND i.triage <> 'ignored' AND i.merged_into IS NULL
         AND (i.kind <> 'friction' OR (
@@ -92,10 +100,12 @@ function itemOf(row: CandidateRow, projectId: string, baseUrl: string): PickedIt
   const knownProblem = row.kind === 'friction' && row.ticket_id !== null
   // A pull request merged or closed since it opened is told as it was opened.
   const ended = row.fix_state === 'merged' || row.fix_state === 'closed'
-  const outcome: ItemOutcome = row.fix_state === 'pr_created' || (ended && row.fix_delivery === 'ready') ? 'fix_ready' : row.fix_state === 'pr_draft' || ended ? 'fix_draft' : row.inv_state === 'insight' ? 'outside_code' : 'cause_found'
+  // A merged fix's verdict in production is the newest news of all.
+  const verdict: ItemOutcome | undefined = row.held_state === 'held' ? 'fix_held' : row.held_state === 'came_back' ? 'fix_came_back' : undefined
+  const outcome: ItemOutcome = verdict ?? (row.fix_state === 'pr_created' || (ended && row.fix_delivery === 'ready') ? 'fix_ready' : row.fix_state === 'pr_draft' || ended ? 'fix_draft' : row.inv_state === 'insight' ? 'outside_code' : 'cause_found')
   const project = `${baseUrl}/projects/${projectId}`
   const links: ItemLink[] = [knownProblem ? { label: 'Known problem', url: `${project}/known-problems/${row.ticket_id}` } : { label: 'Issue', url: `${project}/issues/${row.issue_id}` }]
-  const prUrl = row.fix_state && row.pr_url && /^https?:\/\//.test(row.pr_url) ? row.pr_url : ''
+  const prUrl = (row.fix_state || row.held_state) && row.pr_url && /^https?:\/\//.test(row.pr_url) ? row.pr_url : ''
   if (prUrl) links.push({ label: 'Pull request', url: prUrl })
   return {
     subject: knownProblem ? 'known_problem' : 'issue',

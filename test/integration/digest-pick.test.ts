@@ -88,3 +88,29 @@ t.test(`more than ${MAX_ITEMS} entries: the window ends before the first left ou
   const titles = [...first.items, ...second.items].map((item) => item.title)
   t.equal(new Set(titles).size, total, 'every entry exactly once over the two')
 })
+
+t.test('a merged fix\'s verdict in production reached in the window is picked (held, came back); an ignored issue never is', async (t) => {
+  const stack = await startTestStack(t, { ingress: false })
+  await seededByHand(stack.db)
+  const merged = async (title: string, verdict: string, at: Date): Promise<string> => {
+    const issue = await errorIssue(stack, title, 4)
+    const run = await investigation(stack, issue, 'investigated', BEFORE)
+    await stack.db.query(
+      `INSERT INTO fixes (investigation_id, issue_id, project_id, trigger, state, lease_until, delivery, pr_number, pr_url, finished_at, pr_state, pr_merged_at, held_state, held_release, held_checked_at)
+       VALUES ($1, $2, $3, 'auto', 'merged', $4, 'ready', 7, 'https://github.com/acme/shop/pull/7', $4, 'merged', $4, $5, '2.0.0', $6)`,
+      [run, issue, stack.projectId, BEFORE, verdict, at],
+    )
+    return issue
+  }
+  const held = await merged('held', 'held', IN)
+  const back = await merged('came back', 'came_back', IN)
+  await merged('judged before', 'held', BEFORE)
+  const ignored = await errorIssue(stack, 'ignored', 8)
+  await investigation(stack, ignored, 'investigated', IN)
+  await stack.db.query(`UPDATE issues SET triage = 'ignored' WHERE id = $1`, [ignored])
+  const { items } = await pickItems(stack.db, stack.projectId, START, END, 'https://svc.example.com')
+  const byIssue = new Map(items.map((item) => [item.issueId, item]))
+  t.same(new Set(byIssue.keys()), new Set([held, back]))
+  t.match(byIssue.get(held), { outcome: 'fix_held', prUrl: 'https://github.com/acme/shop/pull/7' })
+  t.match(byIssue.get(back), { outcome: 'fix_came_back' })
+})

@@ -10,7 +10,7 @@ import { leasedProperties } from '../../../shared/jobs/leased-columns.js'
 export const DIGEST_STATES = ['queued', 'running', 'delivered', 'kept', 'empty', 'undelivered'] as const
 export type DigestState = (typeof DIGEST_STATES)[number]
 export type DigestStep = 'write' | 'check' | 'deliver'
-export type ItemOutcome = 'cause_found' | 'outside_code' | 'fix_draft' | 'fix_ready'
+export type ItemOutcome = 'cause_found' | 'outside_code' | 'fix_draft' | 'fix_ready' | 'fix_held' | 'fix_came_back'
 
 /** A link in an item: what it is, and where. */
 export interface ItemLink {

@@ -25,6 +25,8 @@ export const OUTCOME_WORDS: Readonly<Record<ItemOutcome, string>> = Object.freez
   outside_code: 'the cause is outside your code',
   fix_draft: 'a fix is proposed in a draft pull request',
   fix_ready: 'a fix is ready for review',
+  fix_held: 'its merged fix held in production',
+  fix_came_back: 'it came back after its fix was merged',
 })
 
 /** One entry as a plain line from its facts alone. */
