@@ -141,7 +141,7 @@ t.test('on the list a person resolves, ignores, reopens and merges ticked issues
   await stack.db.query(`UPDATE issues SET regressed_at = now(), regressed_release = '2.0.0' WHERE id = $1`, [ids.login])
   const tab = await signedInTab(t, stack, client)
   const list = `${stack.baseUrl}/projects/${projectId}/issues`
-  const titles = async (): Promise<string[]> => (await tab.locator('table.issues tbody tr td:nth-child(2) > a').allTextContents()).map((s) => s.trim())
+  const titles = async (): Promise<string[]> => (await tab.locator('table.issues tbody tr td:nth-child(2) > span > a').allTextContents()).map((s) => s.trim())
   const tick = async (...which: string[]): Promise<void> => {
     for (const id of which) await tab.locator(`input[name=issue][value="${id}"]`).check()
   }

@@ -72,7 +72,7 @@ ${bulkBar()}
 <table class="issues"><thead><tr><th scope="col"><span class="sr-only">Select</span></th><th scope="col">Issue</th><th scope="col">Triage</th><th scope="col">Status</th><th scope="col" class="num">Events</th><th scope="col" class="num">Users</th><th scope="col">Last seen</th></tr></thead><tbody>
 ${issues.map(
   (issue) => html`<tr data-issue="${issue.id}"><td><input type="checkbox" name="issue" value="${issue.id}" aria-labelledby="${`title-${issue.id}`}"></td>
-<td><a id="${`title-${issue.id}`}" href="${`${base}/${issue.id}`}">${issue.title}</a>${issue.noise ? html` ${noiseBadge(issue.noise)}` : ''}${issue.merged_count > 0 ? html` <span class="muted small">+${issue.merged_count} merged</span>` : ''}${issue.culprit ? html`<div class="muted small">${issue.culprit}</div>` : ''}</td>
+<td><span id="${`title-${issue.id}`}"><a href="${`${base}/${issue.id}`}">${issue.title}</a>${issue.noise ? html` ${noiseBadge(issue.noise)}` : ''}</span>${issue.merged_count > 0 ? html` <span class="muted small">+${issue.merged_count} merged</span>` : ''}${issue.culprit ? html`<div class="muted small">${issue.culprit}</div>` : ''}</td>
 <td class="nowrap">${triageBadge(issue.triage, issue.regressed_at)}</td><td><span class="status">${issue.status}</span></td><td class="num">${issue.event_count}</td><td class="num">${issue.user_count}</td><td>${when(issue.last_seen)}</td></tr>`,
 )}
 </tbody></table>
