@@ -58,6 +58,8 @@ t.test('an agent resolves, ignores and reopens an issue; each change is in the h
   const resolved = await asAgent('POST', `/issues/${issueId}/resolve`, { mode: 'now', reason: 'fixed by the cart guard' })
   t.equal(resolved.status, 200)
   t.match(resolved.body, { issue_id: issueId, changed: true, triage: { state: 'resolved', resolved_mode: 'now' } })
+  const read = await asAgent('GET', `/issues/${issueId}`)
+  t.match(read.body, { issue: { id: issueId }, triage: { state: 'resolved', resolved_mode: 'now' } }, 'the issue\'s own answer carries its triage')
   t.equal((await asAgent('POST', `/issues/${issueId}/resolve`, { mode: 'now' })).body.changed, false, 'resolving a resolved issue changes nothing')
 
   const until = new Date(Date.now() + 3_600_000).toISOString()

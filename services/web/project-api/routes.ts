@@ -22,7 +22,8 @@ import { isSameOriginPost } from '../http/viewer.js'
 import { projectCaller, type Caller } from './caller.js'
 import { ProjectApiError } from './errors.js'
 import { registerIssueListApiRoute } from './issue-list-routes.js'
-import { registerIssueActionRoutes } from './issue-action-routes.js'
+import { registerIssueActionRoutes, triageJson } from './issue-action-routes.js'
+import { issueTriage } from '../../grouper/read/triage.js'
 
 /** What the project API needs from the composition root. */
 export interface ProjectApiDeps {
@@ -97,10 +98,11 @@ export function registerProjectApiRoutes(app: uWS.TemplatedApp, deps: ProjectApi
     const request = readApiRequest(req, deps)
     deps.track(
       answer(ex, deps.log, async () => {
-        const { issue } = await ownIssue(deps, request)
-        const [investigation, fix, note] = await Promise.all([readInvestigation(deps.orm, issue.id), readFix(deps.orm, issue.id), readNotInvestigated(deps.orm, issue)])
+        const { caller, issue } = await ownIssue(deps, request)
+        const [investigation, fix, note, triage] = await Promise.all([readInvestigation(deps.orm, issue.id), readFix(deps.orm, issue.id), readNotInvestigated(deps.orm, issue), issueTriage(deps.db, caller.projectId, issue.id)])
         const notInvestigated = note ? { code: note.code, message: note.message, decided_at: note.decidedAt } : null
-        send(ex, 200, JSON.stringify({ issue: issueJson(issue), not_investigated: notInvestigated, investigation: investigation ?? null, fix: fix ?? null }), NO_STORE)
+        const body = { issue: issueJson(issue), triage: triage ? triageJson(triage) : null, not_investigated: notInvestigated, investigation: investigation ?? null, fix: fix ?? null }
+        send(ex, 200, JSON.stringify(body), NO_STORE)
       }),
     )
   })
