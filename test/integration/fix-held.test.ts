@@ -1,6 +1,8 @@
 import t from 'tap'
 import { judgeHeldFixes } from '../../services/investigator/fix/held.js'
 import { readFix } from '../../services/investigator/read/fix.js'
+import type { Viewer } from '../../services/web/http/viewer.js'
+import { fixSection } from '../../services/web/issues/views/fix.js'
 import { INVESTIGATOR_ENTITIES } from '../../services/investigator/store/entities.js'
 import { loadConfig } from '../../shared/config/index.js'
 import { createOrm } from '../../shared/db/orm.js'
@@ -103,15 +105,18 @@ t.test('a pass judges merged fixes: held after enough sessions of the first rele
   t.equal(await judgeHeldFixes({ db: stack.db, settings: SETTINGS }, new Date(NOW)), 2, 'two verdicts, one still waiting')
 
   t.match((await readFix(orm, held.issueId))!.held, { state: 'held', release: 'web@2.0.0', sessions: 100, events: 0, verdict: 'the fix held: 0 events in 100 sessions of release web@2.0.0' })
-  t.match((await readFix(orm, back.issueId))!.held, { state: 'came_back', release: 'web@5.1.0', sessions: 3, events: 1, verdict: 'the fix came back in release web@5.1.0 (1 events)' })
+  t.match((await readFix(orm, back.issueId))!.held, { state: 'came_back', release: 'web@5.1.0', sessions: 3, events: 1, verdict: 'the fix came back in release web@5.1.0 (1 event)' })
   t.match((await readFix(orm, waiting.issueId))!.held, { state: 'waiting', release: 'web@3.1.0', sessions: 99, events: 0 })
+  const panel = (view: Awaited<ReturnType<typeof readFix>>) => String(fixSection({} as Viewer, { view, issueKind: 'error', requestPath: undefined, withheld: undefined, investigationActive: false, notice: undefined }))
+  t.match(panel(await readFix(orm, held.issueId)), 'In production: <span class="badge ready">held</span> the fix held: 0 events in 100 sessions of release web@2.0.0', 'the issue page says it')
+  t.match(panel(await readFix(orm, back.issueId)), '<span class="badge gap">came back</span> the fix came back in release web@5.1.0')
 
   const { rows: history } = await stack.db.query<{ issue_id: string; actor_kind: string; actor_id: string; action: string; to_state: string; reason: string }>(
     'SELECT issue_id, actor_kind, actor_id, action, to_state, reason FROM issue_history ORDER BY id',
   )
   t.same(history, [
     { issue_id: held.issueId, actor_kind: 'service', actor_id: 'fix-held', action: 'pull_request', to_state: 'held', reason: 'fix pull request #12 held: 0 events in 100 sessions of release web@2.0.0' },
-    { issue_id: back.issueId, actor_kind: 'service', actor_id: 'fix-held', action: 'pull_request', to_state: 'came_back', reason: 'fix pull request #12 came back in release web@5.1.0 (1 events)' },
+    { issue_id: back.issueId, actor_kind: 'service', actor_id: 'fix-held', action: 'pull_request', to_state: 'came_back', reason: 'fix pull request #12 came back in release web@5.1.0 (1 event)' },
   ], 'a verdict is one history line on the issue; waiting writes none')
 
   // Looked at again only after a while; then one more session gives the verdict.

@@ -88,7 +88,7 @@ async function readHeld(em: EntityManager, fixId: string): Promise<HeldView | nu
 export function heldVerdict(held: Pick<HeldView, 'state' | 'release' | 'sessions' | 'events'>, prNumber?: number | null): string {
   const subject = prNumber ? `fix pull request #${prNumber}` : 'the fix'
   if (held.state === 'held') return `${subject} held: 0 events in ${held.sessions} sessions of release ${held.release}`
-  if (held.state === 'came_back') return `${subject} came back in release ${held.release} (${held.events} events)`
+  if (held.state === 'came_back') return `${subject} came back in release ${held.release} (${held.events} ${held.events === 1 ? 'event' : 'events'})`
   if (held.release) return `${subject} merged: waiting for more sessions of release ${held.release} (${held.sessions} so far)`
   return `${subject} merged: waiting for a release first seen after the merge`
 }

@@ -147,5 +147,13 @@ ol.timeline .error { background: #fef3f2; border-radius: 6px; padding: .2rem .4r
 .replay { min-height: 4rem; margin: 0 0 .5rem; display: flow-root; }
 .replay .rr-player { box-shadow: none; border: 1px solid var(--line); }
 table.known-problems td { overflow-wrap: break-word; }
+.badge.triage.open { background: #eef0f3; color: var(--fg); border: 1px solid var(--line); }
+.badge.triage.resolved { background: #e7f5ec; color: var(--ok); border: 1px solid #a6dbb7; }
+.badge.triage.ignored { background: #f4f4f5; color: var(--muted); border: 1px solid var(--line); }
+.badge.regressed { background: #fef3f2; color: var(--danger); border: 1px solid #fecdca; }
+p.filters { display: flex; flex-wrap: wrap; gap: .5rem .9rem; align-items: flex-end; margin: .35rem 0; }
+label.filter { display: inline-flex; flex-direction: column; gap: .15rem; font-size: .85rem; }
+label.filter:has(input[type=checkbox]) { flex-direction: row; align-items: center; }
+.bulk-bar, .triage-form, .merge-form { display: flex; flex-wrap: wrap; gap: .4rem; align-items: center; margin: .35rem 0; }
 pre.excerpt { background: #0f1720; color: #e6edf3; padding: .5rem .75rem; border-radius: 6px; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 20rem; margin: .35rem 0 0; }
 `

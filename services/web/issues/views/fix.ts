@@ -85,6 +85,7 @@ function withheldSection(why: string): SafeHtml {
 function fixBody(view: FixView): SafeHtml {
   return html`<p><span class="status">${view.state}</span> ${STATES[view.state] ?? ''}</p>
 ${view.pullRequest ? pullRequest(view.pullRequest, view.ci) : ''}
+${view.held ? heldLine(view.held) : ''}
 ${view.stop ? stop(view.stop) : ''}
 ${view.summary ? html`<h3>Summary</h3><p class="prose">${view.summary}</p>` : ''}
 ${view.review ? review(view.review) : ''}
@@ -101,6 +102,12 @@ function pullRequest(pr: NonNullable<FixView['pullRequest']>, ci: FixView['ci'])
   <dt>Head commit</dt><dd>${pr.headSha ? html`<code title="${pr.headSha}">${pr.headSha.slice(0, 7)}</code>` : html`<span class="muted">unknown</span>`}</dd>
   <dt>Repository CI</dt><dd><span class="ci ci-${ci.state || 'unread'}">${CI_STATES[ci.state] ?? ci.state}</span>${ci.checkedAt ? html` <span class="muted small">read ${iso(ci.checkedAt)}</span>` : ''}</dd>
 </dl>`
+}
+
+/** After a merge: whether the fix held in production, or what it waits for (the release name is the browser's text, escaped). */
+function heldLine(held: NonNullable<FixView['held']>): SafeHtml {
+  const badge = held.state === 'held' ? 'ready' : held.state === 'came_back' ? 'gap' : 'draft'
+  return html`<p class="fix-held">In production: <span class="badge ${badge}">${held.state === 'came_back' ? 'came back' : held.state}</span> ${held.verdict}${held.checkedAt ? html` <span class="muted small">checked ${held.checkedAt}</span>` : ''}</p>`
 }
 
 function stop(reason: NonNullable<FixView['stop']>): SafeHtml {
