@@ -17,11 +17,11 @@ import { triageIssues, TriageRefused } from '../../grouper/commands/triage.js'
 import { projectIssueIds } from '../../grouper/read/issue-ids.js'
 import { issueHistory, issueTriage, type IssueTriage } from '../../grouper/read/triage.js'
 import { getWebSession } from '../accounts/web-sessions.js'
-import { cookieName, parseCookies } from '../http/cookies.js'
 import { isSameOriginPost } from '../http/viewer.js'
 import { BULK_FIELDS, onlyFields, parseBody, readBulkChange, readIgnore, readIssueIds, readMergeTarget, readReason, readResolve } from './issue-action-bodies.js'
 import { projectCaller, type Caller } from './caller.js'
 import { ProjectApiError } from './errors.js'
+import { readApiRequest, type ApiRequest } from './request.js'
 
 // The grouper's triage types as its command and read face publish them (triage/types.ts is its insides).
 type TriageChange = Parameters<typeof triageIssues>[3]
@@ -49,17 +49,6 @@ const NO_STORE: ReadonlyArray<[string, string]> = [['Cache-Control', 'no-store']
 
 const ISSUE_PATH = '/api/v1/projects/:project_id/issues/:issue_id'
 
-/** What a request carries that the answer needs; uWS frees req at the first await. */
-interface ActionRequest {
-  projectId: string
-  issueId: string
-  token: string | undefined
-  authorization: string
-  origin: string
-  fetchSite: string
-  host: string
-}
-
 /** The caller, who it acts as, and the body. */
 interface Acting {
   caller: Caller
@@ -70,10 +59,10 @@ interface Acting {
 
 /** Registers the triage actions and the history read (before routes.ts's catch-all 404). */
 export function registerIssueActionRoutes(app: uWS.TemplatedApp, deps: IssueActionDeps, answer: Answer): void {
-  const post = (path: string, run: (ex: Exchange, request: ActionRequest, acting: Acting) => Promise<void>): void => {
+  const post = (path: string, run: (ex: Exchange, request: ApiRequest, acting: Acting) => Promise<void>): void => {
     app.post(path, (res, req) => {
       const ex = exchange(res)
-      const request = readRequest(req, deps)
+      const request = readApiRequest(req, deps.secureCookies)
       const text = readBodyText(ex, MAX_BODY_BYTES, false)
       text.catch(() => {}) // observed below, unless the request fails first
       deps.track(
@@ -141,7 +130,7 @@ export function registerIssueActionRoutes(app: uWS.TemplatedApp, deps: IssueActi
 
   app.get(`${ISSUE_PATH}/history`, (res, req) => {
     const ex = exchange(res)
-    const request = readRequest(req, deps)
+    const request = readApiRequest(req, deps.secureCookies)
     deps.track(
       answer(ex, deps.log, async () => {
         const caller = await projectCaller(deps, { sessionToken: request.token, authorization: request.authorization }, request.projectId)
@@ -155,20 +144,8 @@ export function registerIssueActionRoutes(app: uWS.TemplatedApp, deps: IssueActi
   })
 }
 
-function readRequest(req: uWS.HttpRequest, deps: IssueActionDeps): ActionRequest {
-  return {
-    projectId: req.getParameter(0) ?? '',
-    issueId: req.getParameter(1) ?? '',
-    token: parseCookies(req.getHeader('cookie')).get(cookieName('session', deps.secureCookies)),
-    authorization: req.getHeader('authorization'),
-    origin: req.getHeader('origin'),
-    fetchSite: req.getHeader('sec-fetch-site'),
-    host: req.getHeader('host'),
-  }
-}
-
 /** Who the history names: an api key is an agent (its id, never its secret); a session, its person. */
-async function actorOf(deps: IssueActionDeps, request: ActionRequest, caller: Caller): Promise<TriageActor> {
+async function actorOf(deps: IssueActionDeps, request: ApiRequest, caller: Caller): Promise<TriageActor> {
   if (caller.byKey) {
     const id = parseKey(/^Bearer[ \t]+(\S+)/i.exec(request.authorization)?.[1] ?? '')?.id ?? ''
     return { kind: 'agent', id, label: `agent (key ${id})` }

@@ -15,12 +15,12 @@ import type { StreamKeys } from '../../../shared/redis.js'
 import { requestFix } from '../../investigator/commands.js'
 import { readFix } from '../../investigator/read/fix.js'
 import { readInvestigation, readNotInvestigated } from '../../investigator/read/investigation.js'
-import { cookieName, parseCookies } from '../http/cookies.js'
 import { getIssueDetail, type IssueDetail } from '../../grouper/read/issues.js'
 import { isUuid } from '../../../shared/domain/uuid.js'
 import { isSameOriginPost } from '../http/viewer.js'
 import { projectCaller, type Caller } from './caller.js'
 import { ProjectApiError } from './errors.js'
+import { readApiRequest, type ApiRequest } from './request.js'
 import { registerIssueListApiRoute } from './issue-list-routes.js'
 import { registerIssueActionRoutes, triageJson } from './issue-action-routes.js'
 import { issueTriage } from '../../grouper/read/triage.js'
@@ -45,17 +45,6 @@ export interface ProjectApiDeps {
   auth: KeyAuthenticator
   /** Counts a request in flight, so a graceful stop lets it answer. */
   track(work: Promise<void>): void
-}
-
-/** What a request carries that the answer needs; uWS frees req at the first await. */
-interface ApiRequest {
-  projectId: string
-  issueId: string
-  token: string | undefined
-  authorization: string
-  origin: string
-  fetchSite: string
-  host: string
 }
 
 /** Answers carry one person's private data: no cache may keep them. */
@@ -95,7 +84,7 @@ export function registerProjectApiRoutes(app: uWS.TemplatedApp, deps: ProjectApi
   registerIssueListApiRoute(app, deps, answer)
   app.get(ISSUE_PATH, (res, req) => {
     const ex = exchange(res)
-    const request = readApiRequest(req, deps)
+    const request = readApiRequest(req, deps.secureCookies)
     deps.track(
       answer(ex, deps.log, async () => {
         const { caller, issue } = await ownIssue(deps, request)
@@ -109,7 +98,7 @@ export function registerProjectApiRoutes(app: uWS.TemplatedApp, deps: ProjectApi
 
   app.post(`${ISSUE_PATH}/fix`, (res, req) => {
     const ex = exchange(res)
-    const request = readApiRequest(req, deps)
+    const request = readApiRequest(req, deps.secureCookies)
     // The action takes no body: whatever is sent is read and dropped.
     res.onData(() => {})
     deps.track(
@@ -131,18 +120,6 @@ export function registerProjectApiRoutes(app: uWS.TemplatedApp, deps: ProjectApi
   registerIssueActionRoutes(app, deps, answer)
 
   app.any('/api/v1/projects/*', (res) => sendError(exchange(res), new ProjectApiError('not_found')))
-}
-
-function readApiRequest(req: uWS.HttpRequest, deps: ProjectApiDeps): ApiRequest {
-  return {
-    projectId: req.getParameter(0) ?? '',
-    issueId: req.getParameter(1) ?? '',
-    token: parseCookies(req.getHeader('cookie')).get(cookieName('session', deps.secureCookies)),
-    authorization: req.getHeader('authorization'),
-    origin: req.getHeader('origin'),
-    fetchSite: req.getHeader('sec-fetch-site'),
-    host: req.getHeader('host'),
-  }
 }
 
 /**
