@@ -124,9 +124,3 @@ async function countNoise(db: Queryable, projectId: string, triage: string[]): P
   )
   return rows[0]?.n ?? 0
 }
-
-/** The project's open issues, most recently seen first; noise issues only when withNoise. The dashboard's first page. */
-export async function listIssues(db: Queryable, projectId: string, withNoise: boolean, limit = MAX_ISSUE_LIMIT): Promise<IssueList> {
-  const { issues, noiseCount } = await searchIssues(db, projectId, { withNoise, limit })
-  return { issues, noiseCount }
-}
