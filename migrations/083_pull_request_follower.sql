@@ -37,3 +37,13 @@ CREATE INDEX codehost_webhook_deliveries_received ON codehost_webhook_deliveries
 
 -- The digest picks fixes whose pull request opened in its window, merged or closed since included.
 CREATE INDEX fixes_project_finished_ended ON fixes (project_id, finished_at) WHERE state IN ('merged', 'closed');
+
+-- Pull requests agents linked (issue_pull_requests, the tool server's table) are followed too:
+-- these columns are the follower's (services/investigator/pull-requests/linked.ts), the rest stays
+-- the tool server's. unfollowed: its address is not a pull request of the project's repository.
+ALTER TABLE issue_pull_requests
+  ADD COLUMN pr_state text NOT NULL DEFAULT '',
+  ADD COLUMN pr_checked_at timestamptz,
+  ADD COLUMN pr_ended_at timestamptz;
+ALTER TABLE issue_pull_requests ADD CONSTRAINT issue_pull_requests_pr_state_check CHECK (pr_state IN ('', 'open', 'merged', 'closed', 'unfollowed')) NOT VALID;
+CREATE INDEX issue_pull_requests_follow ON issue_pull_requests (pr_checked_at NULLS FIRST) WHERE pr_state IN ('', 'open');

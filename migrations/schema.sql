@@ -393,6 +393,9 @@ CREATE TABLE public.issue_pull_requests (
     key_id text DEFAULT ''::text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    pr_state text DEFAULT ''::text NOT NULL,
+    pr_checked_at timestamp with time zone,
+    pr_ended_at timestamp with time zone,
     CONSTRAINT issue_pull_requests_title_check CHECK ((length(title) <= 300)),
     CONSTRAINT issue_pull_requests_url_check CHECK ((length(url) <= 2048))
 );
@@ -687,6 +690,8 @@ ALTER TABLE ONLY public.issue_pull_requests
     ADD CONSTRAINT issue_pull_requests_issue_id_url_key UNIQUE (issue_id, url);
 ALTER TABLE ONLY public.issue_pull_requests
     ADD CONSTRAINT issue_pull_requests_pkey PRIMARY KEY (id);
+ALTER TABLE public.issue_pull_requests
+    ADD CONSTRAINT issue_pull_requests_pr_state_check CHECK ((pr_state = ANY (ARRAY[''::text, 'open'::text, 'merged'::text, 'closed'::text, 'unfollowed'::text]))) NOT VALID;
 ALTER TABLE ONLY public.issue_recordings
     ADD CONSTRAINT issue_recordings_pkey PRIMARY KEY (issue_id, recording_id, at);
 ALTER TABLE ONLY public.issue_releases
@@ -763,6 +768,7 @@ CREATE INDEX issue_actors_real ON public.issue_actors USING btree (issue_id, act
 CREATE INDEX issue_environments_project_environment ON public.issue_environments USING btree (project_id, environment_id);
 CREATE INDEX issue_fingerprint_aliases_issue ON public.issue_fingerprint_aliases USING btree (issue_id);
 CREATE INDEX issue_history_issue ON public.issue_history USING btree (issue_id, at DESC);
+CREATE INDEX issue_pull_requests_follow ON public.issue_pull_requests USING btree (pr_checked_at NULLS FIRST) WHERE (pr_state = ANY (ARRAY[''::text, 'open'::text]));
 CREATE INDEX issue_pull_requests_project ON public.issue_pull_requests USING btree (project_id);
 CREATE INDEX issue_releases_project_release ON public.issue_releases USING btree (project_id, release);
 CREATE INDEX issues_merged_into ON public.issues USING btree (merged_into) WHERE (merged_into IS NOT NULL);

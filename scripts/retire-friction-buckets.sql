@@ -11,8 +11,9 @@
 -- What it does (the spec's "Ticket states"):
 -- 1. Every friction-kind issue (issues.kind = 'friction') with no known problem in candidate,
 --    queued, analyzing, awaiting_approval, insight, needs_human or investigated is archived, its
---    status kept in previous_status. Groups in fixing, pr_draft or pr_created (by the issue's
---    status or its ticket's state) are left intact, as is any error-kind issue.
+--    status kept in previous_status. Groups in fixing, or in pr_draft or pr_created (by the issue's
+--    status or its ticket's state) whose pull request is still open (its fix not seen merged or
+--    closed by the pull request follower), are left intact, as is any error-kind issue.
 -- 2. Investigations of archived friction groups still queued or analyzing (pending or claimed)
 --    end as needs_human with the reason friction_group_retired, and their fixes still queued or
 --    fixing end the same way, so no worker picks them up. The code and its remediation are the
@@ -31,12 +32,14 @@ WITH archived AS (
      -- An old worker that reopened an archived group leaves the first previous_status in place.
      SET previous_status = coalesce(i.previous_status, i.status), status = 'archived'
    WHERE i.kind = 'friction'
-     AND i.status NOT IN ('archived', 'fixing', 'pr_draft', 'pr_created')
+     AND i.status NOT IN ('archived', 'fixing')
+     -- A pull request still open (its fix not yet seen merged or closed: migration 083) keeps its group.
+     AND NOT (i.status IN ('pr_draft', 'pr_created') AND EXISTS (SELECT 1 FROM fixes f WHERE f.issue_id = i.id AND f.state IN ('pr_draft', 'pr_created')))
      AND NOT EXISTS (
        SELECT 1 FROM tickets t
         WHERE t.issue_id = i.id
-          AND t.state IN ('candidate', 'queued', 'analyzing', 'awaiting_approval', 'insight', 'needs_human', 'investigated',
-                          'fixing', 'pr_draft', 'pr_created'))
+          AND (t.state IN ('candidate', 'queued', 'analyzing', 'awaiting_approval', 'insight', 'needs_human', 'investigated', 'fixing')
+               OR (t.state IN ('pr_draft', 'pr_created') AND EXISTS (SELECT 1 FROM fixes f WHERE f.issue_id = i.id AND f.state IN ('pr_draft', 'pr_created')))))
   RETURNING i.id
 )
 SELECT count(*) AS friction_groups_archived FROM archived;

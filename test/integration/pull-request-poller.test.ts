@@ -99,3 +99,34 @@ t.test('without a code host that reads pull requests, or with the poller off, a 
   t.equal(await pollPullRequests({ orm, db: stack.db, codehost: undefined, polling: { everyMs: 5 * MINUTE, perPass: 20 } }), 0)
   t.same(await followedState(stack.db, fix), before)
 })
+
+t.test('a pull request an agent linked is followed too: merged resolves its issue in the next release; one of another repository is not followed', async (t) => {
+  const { github, codehost, repo, number } = await openPullRequest(t)
+  const stack = await startTestStack(t, { ingress: false })
+  const orm = await createOrm(stack.db, INVESTIGATOR_ENTITIES)
+  t.teardown(() => orm.close())
+  await stack.db.query('UPDATE projects SET codehost_repo = $2 WHERE id = $1', [stack.projectId, repo])
+  const { rows } = await stack.db.query<{ id: string }>(
+    `INSERT INTO issues (project_id, kind, fingerprint, grouping_version, title, first_seen, last_seen) VALUES ($1, 'error', 'linked', 4, 'Error: linked', now(), now()) RETURNING id`,
+    [stack.projectId],
+  )
+  const issueId = rows[0]!.id
+  const link = async (url: string) =>
+    (await stack.db.query<{ id: string }>(`INSERT INTO issue_pull_requests (project_id, issue_id, url, key_id) VALUES ($1, $2, $3, 'k1') RETURNING id`, [stack.projectId, issueId, url])).rows[0]!.id
+  const ours = await link(`https://github.com/${repo}/pull/${number}`)
+  const elsewhere = await link(`https://github.com/someone/else/pull/${number}`)
+  const state = async (id: string) => (await stack.db.query<{ pr_state: string }>('SELECT pr_state FROM issue_pull_requests WHERE id = $1', [id])).rows[0]!.pr_state
+  const options = { orm, db: stack.db, codehost, polling: { everyMs: 5 * MINUTE, perPass: 20 } }
+  const start = new Date()
+  t.equal(await pollPullRequests(options, start), 0)
+  t.equal(await state(ours), 'open')
+  t.equal(await state(elsewhere), 'unfollowed', 'another repository is not read')
+  await github.closePull(repo, number, { merged: true })
+  t.equal(await pollPullRequests(options, new Date(start.getTime() + 6 * MINUTE)), 1)
+  t.equal(await state(ours), 'merged')
+  const { rows: issue } = await stack.db.query<{ triage: string; resolved_mode: string }>('SELECT triage, resolved_mode FROM issues WHERE id = $1', [issueId])
+  t.same(issue[0], { triage: 'resolved', resolved_mode: 'next_release' })
+  const { rows: history } = await stack.db.query<{ action: string; reason: string }>('SELECT action, reason FROM issue_history WHERE issue_id = $1 ORDER BY id', [issueId])
+  t.same(history.map((h) => h.action), ['resolve', 'pull_request'])
+  t.equal(history[0]!.reason, `linked pull request #${number} merged`)
+})

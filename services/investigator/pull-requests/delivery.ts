@@ -8,6 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Orm } from '../../../shared/db/orm.js'
 import { Fix } from '../store/fix-entities.js'
 import { applyPullRequestSeen, type SeenOutcome } from './end.js'
+import { applyLinkedSeen, linkedRowsOf } from './linked.js'
 
 /** What the web side read from a verified pull_request closed delivery. */
 export interface ClosedPullRequestDelivery {
@@ -42,10 +43,14 @@ export async function takeClosedPullRequest(orm: Orm, delivery: ClosedPullReques
       [delivery.deliveryId, delivery.event, delivery.action, delivery.repo],
     )
     if (recorded.length === 0) return refused('replayed')
-    // A pull request the service did not deliver (a person's): acknowledged, nothing to follow.
-    const fix = fixes[0]
-    if (!fix) return { taken: true, fixId: null, outcome: 'unchanged' }
     const seen = { state: delivery.merged ? 'merged' : 'closed', mergedAt: delivery.mergedAt, closedAt: delivery.closedAt, mergeSha: delivery.mergeSha } as const
+    const fix = fixes[0]
+    if (!fix) {
+      // Not the service's: an agent's linked pull request is followed (linked.ts); a person's is acknowledged, nothing to follow.
+      let outcome: SeenOutcome = 'unchanged'
+      for (const id of await linkedRowsOf(tx, projects.map((p) => p.id), delivery.repo, delivery.number)) outcome = await applyLinkedSeen(tx, id, seen)
+      return { taken: true, fixId: null, outcome }
+    }
     return { taken: true, fixId: fix.id, outcome: await applyPullRequestSeen(tx, fix.id, seen) }
   })
 }

@@ -3,7 +3,8 @@
  * deployments the code host's webhook cannot reach: each pass reads at most perPass pull requests
  * not seen ended and not read within the interval, the least recently read first, through the code
  * host plugin, and applies what it finds as the webhook would (end.ts). It also forgets webhook
- * deliveries old enough that the code host no longer redelivers them.
+ * deliveries old enough that the code host no longer redelivers them. Pull requests agents linked
+ * are read in the same pass (linked.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { PullRequestPolling } from '../../../shared/config/index.js'
@@ -13,6 +14,7 @@ import type { CodehostPlugin } from '../../../shared/plugins/types.js'
 import { DAY } from '../../../shared/time.js'
 import { Fix } from '../store/fix-entities.js'
 import { applyPullRequestSeen } from './end.js'
+import { pollLinkedPullRequests } from './linked.js'
 
 export interface PullRequestPollOptions {
   orm: Orm
@@ -40,10 +42,11 @@ export async function pollPullRequests(options: PullRequestPollOptions, now = ne
     },
     { orderBy: { prCheckedAt: 'asc nulls first', createdAt: 'asc' }, limit: options.polling.perPass },
   )
-  if (due.length === 0) return 0
+  const linked = await pollLinkedPullRequests({ em, db: options.db, codehost: options.codehost, polling: options.polling }, now)
+  if (due.length === 0) return linked
   const { rows } = await options.db.query<{ id: string; codehost_installation_id: string }>('SELECT id, codehost_installation_id FROM projects WHERE id = ANY($1)', [[...new Set(due.map((fix) => fix.projectId))]])
   const installations = new Map(rows.map((row) => [row.id, row.codehost_installation_id]))
-  let ended = 0
+  let ended = linked
   for (const fix of due) {
     const pull = await pullRequests.read(fix.repo, installations.get(fix.projectId) ?? '', fix.prNumber!).catch(() => undefined)
     if (!pull) {

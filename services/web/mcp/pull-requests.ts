@@ -14,6 +14,8 @@ export interface LinkedPullRequest {
   title: string
   key_id: string
   created_at: Date
+  /** What the pull request follower last saw: '' not read yet, open, merged, closed, unfollowed (another repository's). */
+  pr_state: string
 }
 
 /**
@@ -26,7 +28,7 @@ export async function linkPullRequest(db: Queryable, link: { projectId: string; 
      SELECT $1, $2, $3, $4, $5
       WHERE (SELECT count(*) FROM issue_pull_requests WHERE issue_id = $2 AND url <> $3) < $6
      ON CONFLICT (issue_id, url) DO UPDATE SET title = EXCLUDED.title, key_id = EXCLUDED.key_id, updated_at = now()
-     RETURNING url, title, key_id, created_at`,
+     RETURNING url, title, key_id, created_at, pr_state`,
     [link.projectId, link.issueId, link.url, link.title, link.keyId, LINKED_PER_ISSUE],
   )
   return rows[0]
@@ -35,7 +37,7 @@ export async function linkPullRequest(db: Queryable, link: { projectId: string; 
 /** The pull requests linked to an issue of the project, oldest first. */
 export async function listLinkedPullRequests(db: Queryable, projectId: string, issueId: string): Promise<LinkedPullRequest[]> {
   const { rows } = await db.query<LinkedPullRequest>(
-    'SELECT url, title, key_id, created_at FROM issue_pull_requests WHERE project_id = $1 AND issue_id = $2 ORDER BY created_at, url LIMIT $3',
+    'SELECT url, title, key_id, created_at, pr_state FROM issue_pull_requests WHERE project_id = $1 AND issue_id = $2 ORDER BY created_at, url LIMIT $3',
     [projectId, issueId, LINKED_PER_ISSUE],
   )
   return rows

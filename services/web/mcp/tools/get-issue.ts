@@ -48,7 +48,7 @@ export const getIssue = defineTool('mcp-get-issue.json', {
       not_investigated: note ? { code: note.code, decided_at: note.decidedAt, untrusted: { message: note.message } } : null,
       investigation: investigation ? investigationJson(investigation) : null,
       fix: fix ? fixJson(fix) : null,
-      linked_pull_requests: linked.map((pr) => ({ url: pr.url, created_at: pr.created_at.toISOString(), key_id: pr.key_id, untrusted: { title: pr.title } })),
+      linked_pull_requests: linked.map((pr) => ({ url: pr.url, created_at: pr.created_at.toISOString(), key_id: pr.key_id, state: pr.pr_state || null, untrusted: { title: pr.title } })),
     }
   },
 })
