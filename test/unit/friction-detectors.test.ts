@@ -128,6 +128,16 @@ t.test('a click followed by a page load within 1 s is not dead', async (t) => {
   t.same(detectFriction([...events, click(T0 + 1000, buttonId), ...next.events, later(T0 + 5000)]), [])
 })
 
+t.test('a click whose next page loads slowly is not dead while nothing else was clicked meanwhile, within 10 s', async (t) => {
+  const { events, buttonId } = shop()
+  const slow = shop('https://shop.example.com/thanks', T0 + 5000, 500)
+  t.same(detectFriction([...events, click(T0 + 1000, buttonId), ...slow.events, later(T0 + 9000)]), [], 'the next page 4 s later')
+  const between = detectFriction([...events, click(T0 + 1000, buttonId), click(T0 + 3000, buttonId), ...slow.events, later(T0 + 9000)])
+  t.same(kinds(between), [`dead_click ${PAY} /checkout`], 'clicked again before it loaded: the first click was dead')
+  const tooLate = shop('https://shop.example.com/thanks', T0 + 12_000, 500)
+  t.same(kinds(detectFriction([...events, click(T0 + 1000, buttonId), ...tooLate.events, later(T0 + 15_000)])), [`dead_click ${PAY} /checkout`], 'more than 10 s later')
+})
+
 t.test('a link to an anchor answers by scrolling, a checkbox by its input: neither is dead', async (t) => {
   const events = page(T0, 'https://shop.example.com/faq', [el(10, 'a', { href: '#returns' }, [txt(11, 'Returns')]), el(12, 'div', { role: 'button' }, [txt(13, 'Accept')])])
   const scroll: RrwebEvent = { type: 3, timestamp: T0 + 1200, data: { source: 3, id: 1, x: 0, y: 900 } }

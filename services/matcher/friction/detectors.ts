@@ -24,6 +24,12 @@ export const RAGE_GAP_MS = 1000
 export const RAGE_MIN_CLICKS = 3
 /** How long (ms) the page has to answer a click before it is dead. */
 export const DEAD_WINDOW_MS = 1000
+/**
+ * How long (ms) a click may wait for the next page to load and still count as answered, when
+ * nothing else was clicked meanwhile: a link on a slow network or a busy machine takes longer than
+ * DEAD_WINDOW_MS to navigate, and was never dead.
+ */
+export const NAVIGATION_WINDOW_MS = 10_000
 /** How long (ms) after a click an error counts as the click's. */
 export const ERROR_WINDOW_MS = 2000
 /** Occurrences of one kind on one target and page this close (ms) are one finding. */
@@ -67,7 +73,7 @@ export function detectFriction(events: readonly unknown[]): FrictionFinding[] {
 
 /** The findings in what a recording showed, earliest first, at most MAX_FINDINGS. */
 export function findingsOf(seen: Observations): FrictionFinding[] {
-  const answered = new Set(seen.clicks.filter((click) => answeredWithin(seen.answers, click, DEAD_WINDOW_MS)))
+  const answered = new Set(seen.clicks.filter((click) => answeredWithin(seen.answers, click, DEAD_WINDOW_MS) || navigatedAfter(seen, click)))
   const errors = errorsOfClicks(seen)
   const rage = rageBursts(seen.clicks, answered)
   const raged = new Set(rage.flatMap((occurrence) => occurrence.clicks))
@@ -87,6 +93,15 @@ export function findingsOf(seen: Observations): FrictionFinding[] {
 function answeredWithin(answers: readonly Moment[], click: Moment, windowMs: number): boolean {
   const next = answers[firstAfter(answers, click)]
   return next !== undefined && next.at <= click.at + windowMs
+}
+
+/** Whether the next page loaded within NAVIGATION_WINDOW_MS of click with no other click before it. */
+function navigatedAfter(seen: Observations, click: Click): boolean {
+  const navigations = seen.navigations ?? []
+  const next = navigations[firstAfter(navigations, click)]
+  if (next === undefined || next.at > click.at + NAVIGATION_WINDOW_MS) return false
+  const following = seen.clicks[firstAfter(seen.clicks, click)]
+  return following === undefined || byMoment(next, following) < 0
 }
 
 /** Each error goes to the latest click before it, when that click came at most ERROR_WINDOW_MS earlier; a click keeps its first. */

@@ -38,6 +38,8 @@ export interface Observations {
   /** The page changed (a mutation), loaded (meta, full snapshot), scrolled, took input or played media. */
   answers: Moment[]
   errors: ErrorMark[]
+  /** Page loads (meta events): a link whose next page is slow to load still answered its click. */
+  navigations?: Moment[]
   /** The last event's time: what happened after it was not recorded. */
   end: number | undefined
 }
@@ -45,7 +47,7 @@ export interface Observations {
 /** Gathers observations from a recording's events, fed in order. */
 export class RecordingObserver {
   private readonly page = new PageModel()
-  private readonly seen: Observations = { clicks: [], answers: [], errors: [], end: undefined }
+  private readonly seen: Observations & { navigations: Moment[] } = { clicks: [], answers: [], errors: [], navigations: [], end: undefined }
   private address: string | undefined
   private snapshot = 0
   private order = 0
@@ -60,6 +62,7 @@ export class RecordingObserver {
       if (type === META) {
         this.address = pageOf(data.href)
         this.seen.answers.push({ at, order })
+        this.seen.navigations.push({ at, order })
       } else if (type === FULL_SNAPSHOT) {
         this.snapshot++
         this.page.replace(data.node)
@@ -74,7 +77,7 @@ export class RecordingObserver {
 
   /** The observations, each list in time order (chunks may hold events a little out of order). */
   finish(): Observations {
-    for (const list of [this.seen.clicks, this.seen.answers, this.seen.errors]) list.sort(byMoment)
+    for (const list of [this.seen.clicks, this.seen.answers, this.seen.errors, this.seen.navigations]) list.sort(byMoment)
     return this.seen
   }
 
