@@ -1,6 +1,5 @@
 import t from 'tap'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { triageIssues } from '../../services/grouper/commands/triage.js'
 import { Investigation } from '../../services/investigator/store/entities.js'
 import { DashboardClient } from '../helpers/dashboard.js'
 import { startHarness, type Harness } from '../helpers/investigation-harness.js'
@@ -120,20 +119,4 @@ t.test('a stack only in another site\'s script, without a source map, is not the
   const { page } = await views(h, client, issue)
   t.notMatch(page, />Fix this</, 'Fix this is not offered')
   t.match(page, /Fix this is not offered: no frame in your code/)
-})
-
-t.test('an ignored issue is never admitted, however many users; reopened, the next event admits it', async (t) => {
-  const h = await startHarness(t)
-  const issue = await h.send('app', 1)
-  await h.notInvestigated(issue)
-  const person = { kind: 'person', id: 'p', label: 'owner@shop.example' } as const
-  t.same((await triageIssues(h.stack.db, h.stack.projectId, [issue], { action: 'ignore' }, person)).map((m) => m.to), ['ignored'])
-  await h.send('app', 3)
-  // A later issue's note says admission has read past the ignored issue's entries.
-  await h.notInvestigated(await h.send('third_party', 2), 30_000, () => true)
-  t.equal(await investigations(h, issue), 0, 'four users, ignored: not investigated')
-  await triageIssues(h.stack.db, h.stack.projectId, [issue], { action: 'reopen' }, person)
-  await h.send('app', 1)
-  await waitFor(async () => ((await investigations(h, issue)) > 0 ? true : undefined), 30_000, 100)
-  t.pass('reopened, it is investigated')
 })
