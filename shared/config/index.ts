@@ -21,8 +21,7 @@ import { DAY, MINUTE, SECOND } from '../time.js'
 
 export { ConfigError } from './values.js'
 export { SERVICE_NAMES, type ServiceName } from './services.js'
-export type { PullRequestPolling } from './pull-requests.js'
-export type { FixHeldSettings } from './fix-held.js'
+export type { FixHeldSettings, PullRequestPolling }
 export type { ObjectStoreConfig } from './object-store.js'
 export { EMBEDDINGS_SETTING_SOURCES, type EmbeddingsConfig } from './embeddings.js'
 export { PLUGIN_NAME, PLUGIN_SETTING_SOURCES, type PluginChoice, type PluginsConfig } from './plugins.js'
