@@ -7,7 +7,7 @@ import { IncomingWebhook, IncomingWebhookHTTPError, IncomingWebhookRequestError 
 import type { GuardedFetch } from '../../shared/net/guarded-fetch.js'
 import { GuardedFetchError } from '../../shared/net/guarded-fetch.js'
 import type { ChatResult } from '../../shared/plugins/types.js'
-import { redactWebhook } from './redact.js'
+import { redactWebhook } from '../../shared/net/webhook-redaction.js'
 
 /** Slack's answers for a webhook that no longer exists or was never valid: the fix is a new webhook. */
 const GONE = new Set(['invalid_token', 'no_service', 'no_team', 'team_disabled', 'channel_not_found', 'channel_is_archived', 'action_prohibited'])
