@@ -7,7 +7,10 @@ import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import { capturingLogger } from '../../plugins/conformance/leaks.js'
 import { loadConfig } from '../../shared/config/index.js'
-import { loadConfiguredPlugins } from '../../shared/plugins/loader.js'
+import { createGuardedFetch } from '../../shared/net/guarded-fetch.js'
+import { createChatRouter } from '../../shared/plugins/chat-router.js'
+import { checkPluginModule, instantiatePlugin, loadConfiguredPlugins, loadPlugin } from '../../shared/plugins/loader.js'
+import type { PluginModule } from '../../shared/plugins/types.js'
 import { startChatLoopback } from '../helpers/chat-loopback.js'
 import { startDiscordLoopback } from '../helpers/discord-loopback.js'
 import { startSignedWebhookLoopback } from '../helpers/signed-webhook-loopback.js'
@@ -65,4 +68,33 @@ t.test('a Discord URL answered as a deleted webhook is rejected through the rout
   const { chat } = await loadConfiguredPlugins(loadConfig({ SVC_ALLOW_PRIVATE_WEBHOOKS: '1' }), capturingLogger().log)
   const gone = onHost(discord.webhook('unknown_webhook'), 'discord.com')
   t.match(await chat.send(gone, { text: 'x' }), { ok: false, rejected: true, error: /Discord does not know this webhook/ })
+})
+
+t.test('a third-party plugin as the fallback serves every URL but Slack\'s and Discord\'s', async (t) => {
+  // A stranger's plugin as plugins/README.md shows one: { content, username } to any URL.
+  const stranger: PluginModule<'chat'> = {
+    manifest: { name: 'chat-example', kind: 'chat', version: '0.1.0', configSchema: { type: 'object', additionalProperties: false } },
+    create() {
+      const fetch = createGuardedFetch({ allowPrivate: true, requireHttps: false, timeoutMs: 10_000, maxResponseBytes: 65_536 })
+      return {
+        async send(webhookUrl, { text }) {
+          const response = await fetch(webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: text, username: 'svc' }) })
+          return response.ok ? { ok: true } : { ok: false, error: `the webhook answered ${response.status}` }
+        },
+      }
+    },
+  }
+  const { log } = capturingLogger()
+  const fallback = await instantiatePlugin(checkPluginModule('chat', 'chat-example', stranger, false), 'chat', {}, { log })
+  const routed = new Map([
+    ['chat-slack', await loadPlugin('chat', 'chat-slack', { allowPrivateAddresses: true }, { log })],
+    ['chat-discord', await loadPlugin('chat', 'chat-discord', { allowPrivateAddresses: true }, { log })],
+  ])
+  const chat = createChatRouter(routed, fallback)
+  const other = slack.webhook('ok')
+  t.same(await chat.send(other, { text: 'to the stranger' }), { ok: true })
+  t.same(slackBodiesAt(other), [{ content: 'to the stranger', username: 'svc' }], 'the stranger\'s shape')
+  const slackUrl = onHost(slack.webhook('ok'), 'hooks.slack.com')
+  t.same(await chat.send(slackUrl, { text: 'slack' }), { ok: true })
+  t.same(slackBodiesAt(slackUrl), [{ text: 'slack' }], 'a Slack URL still goes to chat-slack')
 })
