@@ -6,8 +6,9 @@
 import { IncomingWebhook, IncomingWebhookHTTPError, IncomingWebhookRequestError } from '@slack/webhook'
 import type { GuardedFetch } from '../../shared/net/guarded-fetch.js'
 import { GuardedFetchError } from '../../shared/net/guarded-fetch.js'
+import { explainRequestFailure, isRefusedRequest } from '../../shared/net/webhook-failures.js'
 import type { ChatResult } from '../../shared/plugins/types.js'
-import { redactWebhook } from './redact.js'
+import { redactWebhook } from '../../shared/net/webhook-redaction.js'
 
 /** Slack's answers for a webhook that no longer exists or was never valid: the fix is a new webhook. */
 const GONE = new Set(['invalid_token', 'no_service', 'no_team', 'team_disabled', 'channel_not_found', 'channel_is_archived', 'action_prohibited'])
@@ -29,13 +30,13 @@ export async function deliver(fetch: GuardedFetch, rawUrl: string, text: string,
 function isRejection(error: unknown): boolean {
   if (error instanceof IncomingWebhookHTTPError) return error.statusCode >= 400 && error.statusCode < 500 && error.statusCode !== 429
   const cause = error instanceof IncomingWebhookRequestError ? error.original : error
-  return cause instanceof GuardedFetchError && (cause.reason === 'refused' || cause.reason === 'redirect')
+  return isRefusedRequest(cause)
 }
 
 function explain(error: unknown, allowPrivate: boolean): string {
   if (error instanceof IncomingWebhookHTTPError) return explainStatus(error.statusCode, error.body)
   const cause = error instanceof IncomingWebhookRequestError ? error.original : error
-  if (cause instanceof GuardedFetchError) return explainRequest(cause, allowPrivate)
+  if (cause instanceof GuardedFetchError) return explainRequestFailure(cause, allowPrivate, 'the full incoming-webhook URL as Slack shows it')
   // The client validates nothing else; whatever this is, its message is not shown.
   return `Delivery failed unexpectedly (${error instanceof Error ? error.name : typeof error}). Try again; if it persists, create a new incoming webhook.`
 }
@@ -49,24 +50,4 @@ function explainStatus(status: number, body: string): string {
   if (status === 429) return `Slack is rate limiting this webhook (429${code}). Try again in a minute.`
   if (status >= 500) return `Slack answered ${status}${code}: the problem is on Slack's side. Try again in a few minutes.`
   return `Slack refused the message (${status}${code}). Check that the URL is a Slack incoming webhook.`
-}
-
-function explainRequest(error: GuardedFetchError, allowPrivate: boolean): string {
-  switch (error.reason) {
-    case 'refused':
-      if (error.detail === 'malformed' || error.detail === 'scheme' || error.detail === 'credentials') {
-        return `The webhook URL ${error.message.replace(/^the URL /, '')}: send the full incoming-webhook URL as Slack shows it.`
-      }
-      return allowPrivate
-        ? `The webhook URL was refused: ${error.message}.`
-        : `The webhook URL was refused: ${error.message}, and chat webhooks must be on the public internet. A self-hosted development stack may allow it with SVC_ALLOW_PRIVATE_WEBHOOKS=1.`
-    case 'redirect':
-      return `The webhook answered with a redirect, which is not followed: send the webhook URL exactly as Slack shows it.`
-    case 'timeout':
-      return `The webhook's server did not answer (${error.message}). Try again in a minute.`
-    case 'too_large':
-      return `The webhook's server answered with an unexpectedly large body: check that the URL is an incoming webhook.`
-    case 'network':
-      return `Could not reach the webhook's server: ${error.message}. Check the URL and try again.`
-  }
 }

@@ -4,6 +4,8 @@
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { ROUTED_CHAT_PLUGINS } from '../plugins/chat-routes.js'
+import { webhookSecretProblem, MAKE_WEBHOOK_SECRET } from '../plugins/webhook-secret.js'
 import { ConfigError, int, text, url, type Env } from './values.js'
 
 /** A plugin chosen by configuration and the settings handed to its factory. */
@@ -20,7 +22,10 @@ export interface PluginsConfig {
    * plugin reads repositories with it, but has no app: no install link and no code-host sign-in.
    */
   readonly codehost: PluginChoice | undefined
+  /** The chat plugin for webhook URLs no built-in route claims (SVC_CHAT_PLUGIN, chat-slack by default). */
   readonly chat: PluginChoice
+  /** The built-in chat plugins Slack's and Discord's webhook URLs go to whatever chat says (shared/plugins/chat-routes.ts). */
+  readonly chatRouted: readonly PluginChoice[]
   /** Undefined when MODEL_API_KEY is unset: no model, so no investigations (loadModelPlugin). */
   readonly model: PluginChoice | undefined
   /** Where fixes are built and tested: always one, sandbox-local unless SVC_SANDBOX_PLUGIN says otherwise (loadSandboxPlugin). */
@@ -47,7 +52,7 @@ export const PLUGIN_SETTING_SOURCES: Readonly<Record<'codehost' | 'chat' | 'mode
     clientSecret: 'CODEHOST_APP_CLIENT_SECRET',
     token: 'CODEHOST_TOKEN',
   }),
-  chat: Object.freeze({ allowPrivateAddresses: 'SVC_ALLOW_PRIVATE_WEBHOOKS' }),
+  chat: Object.freeze({ allowPrivateAddresses: 'SVC_ALLOW_PRIVATE_WEBHOOKS', secret: 'SVC_CHAT_WEBHOOK_SECRET' }),
   model: Object.freeze({ apiKey: 'MODEL_API_KEY', model: 'SVC_MODEL_NAME', baseUrl: 'SVC_MODEL_BASE_URL', timeoutMs: 'SVC_MODEL_TIMEOUT_MS' }),
   sandbox: Object.freeze({ ...SANDBOX_LOCAL_VARIABLES, apiKey: 'SANDBOX_API_KEY' }),
 })
@@ -57,7 +62,31 @@ export const PLUGIN_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*(
 
 /** The plugins the environment chooses, with their settings. */
 export function pluginsConfig(env: Env): PluginsConfig {
-  return { ...codehostAndChat(env), model: modelChoice(env), sandbox: sandboxChoice(env) }
+  return { codehost: codehost(env), ...chatChoices(env), model: modelChoice(env), sandbox: sandboxChoice(env) }
+}
+
+/**
+ * The chat plugins: Slack's and Discord's built-ins, which their webhook URLs are routed to, and
+ * the one SVC_CHAT_PLUGIN names for every other URL. chat-webhook signs with SVC_CHAT_WEBHOOK_SECRET,
+ * which must be set, well-formed, and not set for any other plugin (a secret nothing uses is a mistake).
+ */
+function chatChoices(env: Env): Pick<PluginsConfig, 'chat' | 'chatRouted'> {
+  // Off by default: a pasted webhook URL must not reach the service's own network.
+  const allowPrivateAddresses = pluginFlag(env, 'SVC_ALLOW_PRIVATE_WEBHOOKS')
+  const name = pluginNameVar(env, 'SVC_CHAT_PLUGIN', 'chat-slack')
+  const secret = text(env, 'SVC_CHAT_WEBHOOK_SECRET')
+  const chatRouted = ROUTED_CHAT_PLUGINS.map((routed) => ({ name: routed, settings: { allowPrivateAddresses } }))
+  if (name !== 'chat-webhook') {
+    if (secret !== undefined) throw new ConfigError('SVC_CHAT_WEBHOOK_SECRET', `is read by chat-webhook only, but SVC_CHAT_PLUGIN is ${name}. Set SVC_CHAT_PLUGIN=chat-webhook to send signed webhooks to URLs other than Slack's and Discord's, or unset it.`)
+    return { chat: { name, settings: { allowPrivateAddresses } }, chatRouted }
+  }
+  if (secret === undefined) {
+    throw new ConfigError('SVC_CHAT_WEBHOOK_SECRET', `is required when SVC_CHAT_PLUGIN is chat-webhook: the secret receivers verify each message's signature with. ${MAKE_WEBHOOK_SECRET}`)
+  }
+  // The value is never shown: it is the key receivers trust.
+  const problem = webhookSecretProblem(secret)
+  if (problem !== undefined) throw new ConfigError('SVC_CHAT_WEBHOOK_SECRET', problem)
+  return { chat: { name, settings: { allowPrivateAddresses, secret } }, chatRouted }
 }
 
 /**
@@ -102,23 +131,18 @@ function modelChoice(env: Env): PluginChoice | undefined {
   return { name: pluginNameVar(env, 'SVC_MODEL_PLUGIN', 'model-anthropic'), settings }
 }
 
-/** The code-host and chat plugins the environment chooses. */
-function codehostAndChat(env: Env): Pick<PluginsConfig, 'codehost' | 'chat'> {
-  const chat: PluginChoice = {
-    name: pluginNameVar(env, 'SVC_CHAT_PLUGIN', 'chat-slack'),
-    // Off by default: a pasted webhook URL must not reach the service's own network.
-    settings: { allowPrivateAddresses: pluginFlag(env, 'SVC_ALLOW_PRIVATE_WEBHOOKS') },
-  }
+/** The code-host plugin the environment chooses. */
+function codehost(env: Env): PluginChoice | undefined {
   const name = pluginNameVar(env, 'SVC_CODEHOST_PLUGIN', 'codehost-github')
   const appId = text(env, 'CODEHOST_APP_ID')
   if (appId === undefined) {
     const stray = ['CODEHOST_APP_PRIVATE_KEY', 'CODEHOST_APP_PRIVATE_KEY_FILE', 'CODEHOST_APP_SLUG'].find((v) => text(env, v) !== undefined)
     if (stray) throw new ConfigError(stray, 'is set but CODEHOST_APP_ID is not. Set CODEHOST_APP_ID to the app\'s id (its settings page shows it), or unset it.')
     const token = text(env, 'CODEHOST_TOKEN')
-    if (token === undefined) return { codehost: undefined, chat }
+    if (token === undefined) return undefined
     // A token alone: repositories are read with it; the addresses say which host (GitHub Enterprise).
     const addresses = { apiUrl: url(env, 'CODEHOST_API_URL'), webUrl: url(env, 'CODEHOST_WEB_URL') }
-    return { codehost: { name, settings: { token, ...Object.fromEntries(Object.entries(addresses).filter(([, v]) => v !== undefined)) } }, chat }
+    return { name, settings: { token, ...Object.fromEntries(Object.entries(addresses).filter(([, v]) => v !== undefined)) } }
   }
   const appSlug = text(env, 'CODEHOST_APP_SLUG')
   if (appSlug === undefined) throw new ConfigError('CODEHOST_APP_SLUG', 'is required when CODEHOST_APP_ID is set: the app\'s URL name (github.com/apps/<slug>), used for its install link.')
@@ -132,7 +156,7 @@ function codehostAndChat(env: Env): Pick<PluginsConfig, 'codehost' | 'chat'> {
   }
   // Unset ones are left out, so the plugin's own defaults (its schema's) apply.
   const settings = { appId, privateKey: codehostPrivateKey(env), appSlug, ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)) }
-  return { codehost: { name, settings }, chat }
+  return { name, settings }
 }
 
 function pluginNameVar(env: Env, name: string, fallback: string): string {

@@ -5,7 +5,7 @@
  */
 
 /** Names of the built-in plugins, each the folder plugins/<name>/. */
-export const BUILT_IN_PLUGINS: readonly string[] = Object.freeze(['codehost-github', 'chat-slack', 'objectstore-fs', 'objectstore-s3', 'model-anthropic', 'model-openai', 'sandbox-local', 'embeddings-openai', 'embeddings-local'])
+export const BUILT_IN_PLUGINS: readonly string[] = Object.freeze(['codehost-github', 'chat-slack', 'chat-discord', 'chat-webhook', 'objectstore-fs', 'objectstore-s3', 'model-anthropic', 'model-openai', 'sandbox-local', 'embeddings-openai', 'embeddings-local'])
 
 /**
  * The module URL of a built-in plugin, or undefined for any other name. Under tsx the sources

@@ -7,6 +7,8 @@
 import { EMBEDDINGS_SETTING_SOURCES, PLUGIN_NAME, PLUGIN_SETTING_SOURCES, type EmbeddingsConfig, type PluginsConfig } from '../config/index.js'
 import type { Logger } from '../log.js'
 import { BUILT_IN_PLUGINS, builtInPluginUrl } from './built-ins.js'
+import { createChatRouter } from './chat-router.js'
+import { CHAT_ROUTES } from './chat-routes.js'
 import type { EmbeddingsPlugin } from './embeddings-types.js'
 import type { ModelPlugin } from './model-types.js'
 import { PluginError } from './plugin-error.js'
@@ -117,29 +119,36 @@ export async function instantiatePlugin<K extends PluginKind>(
 export interface ConfiguredPlugins {
   /** Undefined when neither a code-host app nor a token is configured (CODEHOST_APP_ID and CODEHOST_TOKEN unset). */
   readonly codehost: CodehostPlugin | undefined
+  /** The chat router: Slack and Discord webhook URLs to their built-ins, any other URL to SVC_CHAT_PLUGIN's plugin. */
   readonly chat: ChatPlugin
 }
 
 /**
- * Loads the code-host and chat plugins config.plugins selects, each with a child logger naming it.
- * Errors say which variable selects the plugin, so a typo in SVC_CHAT_PLUGIN is found at start-up.
+ * Loads the code-host and chat plugins config.plugins selects, each with a child logger naming it,
+ * and puts the chat router (chat-router.ts) in front of the chat plugins. Errors say which variable
+ * selects the plugin, so a typo in SVC_CHAT_PLUGIN is found at start-up.
  */
 export async function loadConfiguredPlugins(config: { readonly plugins: PluginsConfig }, log: Logger): Promise<ConfiguredPlugins> {
-  const { codehost, chat } = config.plugins
-  const load = async <K extends 'codehost' | 'chat'>(kind: K, choice: { name: string; settings: Readonly<Record<string, unknown>> }, variable: string) => {
+  const { codehost, chat, chatRouted } = config.plugins
+  const load = async <K extends 'codehost' | 'chat'>(kind: K, choice: { name: string; settings: Readonly<Record<string, unknown>> }, why: string) => {
     try {
       return await loadPlugin(kind, choice.name, choice.settings, { log: log.child({ plugin: choice.name }) }, { settingSources: PLUGIN_SETTING_SOURCES[kind] })
     } catch (error) {
-      if (error instanceof PluginError) throw new PluginError(error.plugin, error.kind, `${error.detail} (${variable} selects the plugin.)`)
+      if (error instanceof PluginError) throw new PluginError(error.plugin, error.kind, `${error.detail} (${why})`)
       throw error
     }
   }
-  const plugins: ConfiguredPlugins = {
-    codehost: codehost === undefined ? undefined : await load('codehost', codehost, 'SVC_CODEHOST_PLUGIN'),
-    chat: await load('chat', chat, 'SVC_CHAT_PLUGIN'),
+  const loadedCodehost = codehost === undefined ? undefined : await load('codehost', codehost, 'SVC_CODEHOST_PLUGIN selects the plugin.')
+  const fallback = await load('chat', chat, 'SVC_CHAT_PLUGIN selects the plugin.')
+  const routed = new Map<string, ChatPlugin>()
+  for (const choice of chatRouted) {
+    // The fallback is reused when it is the same plugin with the same settings (chat-slack by default).
+    const same = choice.name === chat.name && JSON.stringify(choice.settings) === JSON.stringify(chat.settings)
+    routed.set(choice.name, same ? fallback : await load('chat', choice, 'Built in: its chat tool\'s webhook URLs are routed to it.'))
   }
-  log.info('plugins loaded', { codehost: codehost?.name ?? 'none (CODEHOST_APP_ID and CODEHOST_TOKEN unset)', chat: chat.name })
-  return plugins
+  const routes = CHAT_ROUTES.filter((route) => routed.has(route.plugin)).map((route) => `${route.hosts[0]} to ${route.plugin}`)
+  log.info('plugins loaded', { codehost: codehost?.name ?? 'none (CODEHOST_APP_ID and CODEHOST_TOKEN unset)', chat: chat.name, chatRoutes: [...routes, `any other URL to ${chat.name}`].join(', ') })
+  return { codehost: loadedCodehost, chat: createChatRouter(routed, fallback) }
 }
 
 /**

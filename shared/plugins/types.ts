@@ -123,7 +123,9 @@ export type ChatResult = { readonly ok: true } | { readonly ok: false; readonly 
 export interface ChatPlugin {
   /**
    * Posts text to an incoming webhook. Never throws for a refused, unreachable or private
-   * address: it answers ok false with a redacted error.
+   * address: it answers ok false with a redacted error. The text is written for Slack's mrkdwn:
+   * &, < and > come as &amp;, &lt; and &gt;, and event text sits in inline code; a plugin for a
+   * tool that reads no such entities decodes them (decodeChatEntities in chat-text.ts).
    */
   send(webhookUrl: string, message: { readonly text: string }): Promise<ChatResult>
 }

@@ -23,7 +23,7 @@ const echo = (overrides: Record<string, unknown> = {}) =>
   }) as unknown as PluginModule<'chat'>
 
 t.test('built-ins resolve to plugins/<name>/index beside the sources', async (t) => {
-  t.same(BUILT_IN_PLUGINS, ['codehost-github', 'chat-slack', 'objectstore-fs', 'objectstore-s3', 'model-anthropic', 'model-openai', 'sandbox-local', 'embeddings-openai', 'embeddings-local'])
+  t.same(BUILT_IN_PLUGINS, ['codehost-github', 'chat-slack', 'chat-discord', 'chat-webhook', 'objectstore-fs', 'objectstore-s3', 'model-anthropic', 'model-openai', 'sandbox-local', 'embeddings-openai', 'embeddings-local'])
   t.match(builtInPluginUrl('chat-slack')?.pathname, /\/plugins\/chat-slack\/index\.ts$/)
   t.equal(builtInPluginUrl('lodash'), undefined, 'any other name is an npm package')
   const chat = await loadPlugin('chat', 'chat-slack', {}, context)

@@ -178,7 +178,7 @@ t.test('loadModelPlugin names SVC_MODEL_PLUGIN when it selects something that is
 })
 
 t.test('a model setting the plugin refuses is reported with the variable that sets it', async (t) => {
-  const plugins = { codehost: undefined, chat: { name: 'chat-slack', settings: {} }, model: { name: 'model-openai', settings: { apiKey: 'k', timeoutMs: 0 } }, sandbox: { name: 'sandbox-local', settings: {} } }
+  const plugins = { codehost: undefined, chat: { name: 'chat-slack', settings: {} }, chatRouted: [], model: { name: 'model-openai', settings: { apiKey: 'k', timeoutMs: 0 } }, sandbox: { name: 'sandbox-local', settings: {} } }
   const error = await t.rejects(loadModelPlugin({ plugins }, capturingLogger().log))
   t.match((error as Error).message, /"timeoutMs" \(set by SVC_MODEL_TIMEOUT_MS\) must be >= 1/)
 })

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { redactWebhook } from '../../plugins/chat-slack/redact.js'
+import { redactWebhook } from '../../shared/net/webhook-redaction.js'
 
 const SLACK = 'https://hooks.slack.com/services/T0123ABCD/B0456EFGH/xOxOxOxOsecretTOKEN1234'
 

@@ -1,7 +1,7 @@
 /**
- * The last line of defence for webhook secrets: a Slack incoming-webhook URL is a bearer
- * credential (its path is the secret), so anything this plugin says about a delivery passes
- * through redactWebhook first, even though its messages are built without the URL.
+ * The last line of defence for webhook secrets: a chat webhook URL (Slack's, Discord's, a signed
+ * webhook's) is a bearer credential (its path is the secret), so anything a chat plugin says about
+ * a delivery passes through redactWebhook first, even though its messages are built without the URL.
  */
 
 /** Parts shorter than this are not secret-bearing (e.g. "v1") and would mangle ordinary words. */
