@@ -1,7 +1,7 @@
 import t from 'tap'
 import { createLogger } from '../../shared/log.js'
 import { parseKey } from '../../shared/keys.js'
-import { DashboardClient } from '../helpers/dashboard.js'
+import { DashboardClient, INSTALL_ONLY_CODEHOST } from '../helpers/dashboard.js'
 import { postEvent, sampleEvent, startTestStack, waitFor } from '../helpers/stack.js'
 
 const KEY = /svc_[psa]k_[a-z0-9]{12}_[A-Za-z0-9]{32}/g
@@ -100,4 +100,17 @@ t.test('New project is refused cross-site, with a wrong form token, and signed o
   t.match(signedOut.location, '/signin?next=%2Fprojects%2Fnew')
   const { rows } = await stack.db.query("SELECT 1 FROM projects WHERE name = 'Evil'")
   t.equal(rows.length, 0, 'nothing was created')
+})
+
+t.test('with a code host app the repository is asked about first: one it does not confirm is left unattached, and the project and keys are still made', async (t) => {
+  const stack = await startTestStack(t, { plugins: { codehost: INSTALL_ONLY_CODEHOST, chat: undefined } })
+  const client = new DashboardClient(stack.baseUrl)
+  await client.signUp('hosted@example.test')
+  await client.get('/projects/new')
+  const created = await client.post('/projects/new', { name: 'Hosted', repo: 'acme/private' })
+  t.equal(created.status, 200)
+  t.match(created.text, 'Repository acme/private is not attached: the code host did not confirm it', 'the answer says the repository is not attached')
+  t.equal(new Set(created.text.match(KEY)).size, 3, 'the keys are shown all the same')
+  const { rows } = await stack.db.query<{ codehost_repo: string; keys: number }>("SELECT p.codehost_repo, (SELECT count(*)::int FROM api_keys k WHERE k.project_id = p.id) AS keys FROM projects p WHERE p.name = 'Hosted'")
+  t.same(rows, [{ codehost_repo: '', keys: 3 }], 'no repository was stored unchecked')
 })
