@@ -23,6 +23,7 @@ t.test("first run: after svc up, the README's curl event, then signing up, the e
   t.equal(curl.key, SEED_INGEST_KEY, "the README's curl event uses the seeded project's key")
 
   const up = await startSvcUp(t, { SVC_DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: undefined, REDIS_URL: undefined })
+  t.match(up.output(), 'the first account that signs up owns the e2e project', 'the banner says where the dashboard is and who gets the project')
   const sent = await fetch(`${up.base}/api/v1/events`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': curl.key }, body: curl.body })
   t.equal(sent.status, 202, 'the event is accepted')
 
