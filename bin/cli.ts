@@ -12,6 +12,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandClass>>> = {
   'objectstore-setup': async () => (await import('./commands/objectstore-setup.js')).ObjectStoreSetupCommand,
   seed: async () => (await import('./commands/seed.js')).SeedCommand,
   'mint-key': async () => (await import('./commands/mint-key.js')).MintKeyCommand,
+  'create-project': async () => (await import('./commands/create-project.js')).CreateProjectCommand,
   'grouping-upgrade': async () => (await import('./commands/grouping-upgrade.js')).GroupingUpgradeCommand,
   ingress: async () => (await import('./commands/ingress.js')).IngressCommand,
   worker: async () => (await import('./commands/worker.js')).WorkerCommand,

@@ -70,6 +70,8 @@ function banner({ config }: Context): string {
     `  development ingest key (public, for the seeded e2e project only): ${SEED_INGEST_KEY}`,
     `  send an error:  curl -i ${base}/api/v1/events -H 'Content-Type: application/json' -H 'X-API-Key: ${SEED_INGEST_KEY}' \\`,
     `                  -d '{"timestamp":"2026-01-01T00:00:00Z","error":{"type":"Error","message":"hello","stack":""},"breadcrumbs":[],"context":{"url":"http://localhost/","user_agent":"curl"},"sdk_version":"curl","platform":"javascript"}'`,
+    // The README's first run: on the embedded start-up the first account owns the seeded project.
+    ...(config.databaseUrl ? [] : [`  dashboard:      ${base}: the first account that signs up owns the e2e project and sees that event`]),
     `  worker health:  http://localhost:${config.workerHealthPort}/health`,
     `  data:           ${config.databaseUrl ? 'DATABASE_URL' : config.dataDir}`,
     '  A part that crashes is restarted; Ctrl-C stops everything.',

@@ -17,6 +17,7 @@ import { publishWake, type StreamKeys } from '../../shared/redis.js'
 import { startIngestion } from '../../services/ingress/index.js'
 import { INVESTIGATOR_ENTITIES } from '../../services/investigator/store/entities.js'
 import { SdkSeen, WakeHub } from '../../services/web/index.js'
+import { SEED_PROJECT_ID } from '../../shared/db/seed.js'
 import { createFrontApp } from './app.js'
 
 export interface FrontOptions {
@@ -27,7 +28,7 @@ export interface FrontOptions {
   keys: StreamKeys
   log: Logger
   /** Limits, the public base URL and the setup-session settings. */
-  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts' | 'investigations' | 'ingressMetrics' | 'toolServer' | 'secrets'>
+  config: Pick<Config, 'databaseUrl' | 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts' | 'investigations' | 'ingressMetrics' | 'toolServer' | 'secrets'>
   /** Code host and chat integrations; absent ones turn their setup steps into clear refusals. */
   plugins: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }
   port: number
@@ -95,6 +96,8 @@ export async function startFront(options: FrontOptions): Promise<Front> {
         dashboardOrigin: config.dashboardOrigin,
         secureCookies: (config.dashboardOrigin ?? config.baseUrl).startsWith('https:'),
         redisKeyPrefix: config.redisKeyPrefix,
+        // The embedded start-up (npm start): its first account owns the seeded project (README "First run").
+        developmentProjectId: config.databaseUrl ? undefined : SEED_PROJECT_ID,
       },
       log,
       proxyHops: config.trustedProxyHops,

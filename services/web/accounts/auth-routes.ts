@@ -13,6 +13,7 @@ import type { DashboardDeps } from '../http/deps.js'
 import { oauthRedirectUri } from './oauth-settings.js'
 import { PageError, redirect, sendPage } from '../http/respond.js'
 import { getPage, postForm, type PageContext } from '../http/route.js'
+import { claimDevelopmentProject } from '../projects/first-run.js'
 import { signinPage, signupPage } from './views/auth.js'
 
 /** The accounts domain's view of the dashboard's dependencies. */
@@ -67,6 +68,9 @@ export function registerAuthRoutes(app: uWS.TemplatedApp, deps: DashboardDeps): 
     try {
       const user = await createLocalAccount(accounts, input, request.address)
       deps.log.info('dashboard account created', { user_id: user.id })
+      if (deps.developmentProjectId && (await claimDevelopmentProject(deps.setup.db, deps.developmentProjectId, user.id))) {
+        deps.log.info('first account owns the development project', { user_id: user.id, project_id: deps.developmentProjectId })
+      }
       await signedIn(deps, ctx, user, next)
     } catch (error) {
       if (!(error instanceof AccountError)) throw error

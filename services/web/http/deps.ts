@@ -29,6 +29,11 @@ export interface DashboardDeps {
   investigationLeaseMs: number
   /** Where recording chunks are kept: the session page reads them for its timeline. */
   objects: ObjectStore
+  /**
+   * The seeded development project the first account to sign up comes to own: set only on the
+   * embedded development start-up (no DATABASE_URL), never on a configured database.
+   */
+  developmentProjectId?: string
   /** The process's key authenticator: a key revoked here is forgotten before the answer, not only when the broadcast comes back. */
   auth: KeyAuthenticator
 }

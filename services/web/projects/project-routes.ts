@@ -10,14 +10,16 @@ import { getPage } from '../http/route.js'
 import { NOT_FOUND, ownProject } from './own-project.js'
 import { listOwnProjects, listProjectKeys } from './project-queries.js'
 import { projectOverviewPage, projectsPage } from './views/projects.js'
+import { registerCreateProjectRoutes } from './create-routes.js'
 
-/** Registers / and /projects/:id. */
+/** Registers /, /projects/new and /projects/:id. */
 export function registerProjectRoutes(app: uWS.TemplatedApp, deps: DashboardDeps): void {
   const db = deps.setup.db
+  registerCreateProjectRoutes(app, deps)
 
   getPage(app, deps, '/', async ({ ex, viewer }) => {
     if (!viewer.session) return redirect(ex, '/signin', { status: 302 })
-    sendPage(ex, 200, projectsPage(viewer, await listOwnProjects(db, viewer.session.user.id)))
+    sendPage(ex, 200, projectsPage(viewer, await listOwnProjects(db, viewer.session.user.id), deps.developmentProjectId !== undefined))
   })
 
   getPage(app, deps, '/projects/:id', async (ctx) => {

@@ -3,10 +3,10 @@
  * the three keys, seal them to the poll token, wake the poll) or decline it. Free of HTTP, so the
  * dashboard route only maps results to pages.
  */
-import { generateKey, type KeyKind } from '../../../shared/keys.js'
 import { publishWake } from '../../../shared/redis.js'
 import { getSession, type SessionStatus, type SetupDeps } from './sessions.js'
 import { seal } from './seal.js'
+import { mintProjectKeys } from '../projects/create-project.js'
 
 export interface SessionForApproval {
   pollId: string
@@ -26,8 +26,6 @@ export type ApprovalChoice = { kind: 'new'; name: string } | { kind: 'existing';
 export type ApprovalResult =
   | { ok: true; projectId: string }
   | { ok: false; code: 'not_found' | 'expired' | 'not_pending' | 'not_owner' | 'failed'; message: string }
-
-const KINDS: readonly KeyKind[] = ['ingest', 'api', 'sourcemap']
 
 /** The session as the approval page shows it; undefined for an unknown id. */
 export async function sessionForApproval(deps: Pick<SetupDeps, 'db'>, pollId: string): Promise<SessionForApproval | undefined> {
@@ -67,12 +65,8 @@ export async function approveSetupSession(deps: SetupDeps, pollId: string, userI
         const { rows } = await tx.query<{ id: string }>('INSERT INTO projects (name, owner_id) VALUES ($1, $2) RETURNING id', [choice.name, userId])
         projectId = rows[0]!.id
       }
-      const tokens: Record<string, string> = {}
-      for (const kind of KINDS) {
-        const key = generateKey(kind)
-        await tx.query('INSERT INTO api_keys (id, project_id, kind, secret_hash, label) VALUES ($1, $2, $3, $4, $5)', [key.id, projectId, kind, key.secretHash, `setup: ${session.agent_name}`.slice(0, 200)])
-        tokens[`${kind}_key`] = key.token
-      }
+      // The same three keys a project made on the dashboard or by svc create-project gets.
+      const tokens = await mintProjectKeys(tx, projectId, `setup: ${session.agent_name}`)
       await tx.query(
         `UPDATE setup_sessions SET status = 'provisioned', approved_at = now(), approved_by = $2, project_id = $3, sealed_keys = $4 WHERE id = $1`,
         [pollId, userId, projectId, seal(session.seal_public_key, JSON.stringify(tokens))],

@@ -7,16 +7,22 @@ import { projectFrame, yesNo } from '../../http/views/project-frame.js'
 import type { ProjectSetup } from '../../setup/project-facts.js'
 import type { KeySummary, ProjectFacts, ProjectSummary } from '../project-queries.js'
 
-/** GET /: the signed-in person's projects. */
-export function projectsPage(viewer: Viewer, projects: readonly ProjectSummary[]): SafeHtml {
+/** What an empty list says: how to get a project, and on the development start-up who owns its seeded one. */
+function noProjects(developmentStartup: boolean): SafeHtml {
+  return html`<div class="empty"><p>You have no projects yet. <a href="/projects/new">Create a project</a> to get its keys and the code to paste; approving a coding agent's setup request creates one too.</p>
+${developmentStartup ? html`<p class="hint" id="development-owner">On this development start-up (no DATABASE_URL) the seeded project <code>e2e</code>, where the README's curl event goes, belongs to the first account that signed up, which is another account here.</p>` : ''}</div>`
+}
+
+/** GET /: the signed-in person's projects; developmentStartup: the embedded start-up, whose first account owns the seeded project. */
+export function projectsPage(viewer: Viewer, projects: readonly ProjectSummary[], developmentStartup = false): SafeHtml {
   const list =
     projects.length === 0
-      ? html`<p class="empty">You have no projects yet. A project is created when you approve a coding agent's setup request.</p>`
+      ? noProjects(developmentStartup)
       : html`<ul class="cards">${projects.map(
           (project) => html`<li><a href="/projects/${project.id}"><strong>${project.name}</strong></a>
       <span class="muted">${project.issue_count} issue${project.issue_count === 1 ? '' : 's'} · created ${when(project.created_at)}</span></li>`,
         )}</ul>`
-  return layout(viewer, 'Projects', html`<h1>Projects</h1>${list}`)
+  return layout(viewer, 'Projects', html`<h1>Projects</h1><p class="actions"><a class="button primary" href="/projects/new" id="new-project">New project</a></p>${list}`)
 }
 
 /** The chat's state in words: broken (since when, in the project's zone, and why), connected or not. */
