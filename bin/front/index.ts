@@ -27,7 +27,7 @@ export interface FrontOptions {
   keys: StreamKeys
   log: Logger
   /** Limits, the public base URL and the setup-session settings. */
-  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts' | 'investigations' | 'ingressMetrics' | 'toolServer' | 'secrets'>
+  config: Pick<Config, 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts' | 'investigations' | 'ingressMetrics' | 'toolServer' | 'secrets' | 'invitationTtlMs'>
   /** Code host and chat integrations; absent ones turn their setup steps into clear refusals. */
   plugins: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }
   port: number
@@ -95,6 +95,7 @@ export async function startFront(options: FrontOptions): Promise<Front> {
         dashboardOrigin: config.dashboardOrigin,
         secureCookies: (config.dashboardOrigin ?? config.baseUrl).startsWith('https:'),
         redisKeyPrefix: config.redisKeyPrefix,
+        invitationTtlMs: config.invitationTtlMs,
       },
       log,
       proxyHops: config.trustedProxyHops,

@@ -65,7 +65,7 @@ export function registerIssueRoutes(app: uWS.TemplatedApp, deps: DashboardDeps):
     if (!triage) throw NO_ISSUE()
     const { query } = ctx.request
     const base = `/projects/${owned.project.id}/issues/${issue.id}`
-    // Only the owner reaches this page (ownProject), so the buttons are theirs to press.
+    // Only members reach this page (ownProject), and any member may press these buttons.
     const investigation = { view, issueKind: issue.kind, noise: issue.noise, note, requestPath: `${base}/investigate`, notice: NOTICES.find((n) => n === query.get('investigation')) }
     const fix = { view: fixView, issueKind: issue.kind, withheld: fixWithheld(issue, note), requestPath: `${base}/fix`, investigationActive: isActive(view), notice: FIX_NOTICES.find((n) => n === query.get('fix')) }
     const knownProblem = ticketId ? knownProblemPath(owned.project.id, ticketId) : undefined
@@ -75,7 +75,7 @@ export function registerIssueRoutes(app: uWS.TemplatedApp, deps: DashboardDeps):
 
   postForm(app, deps, '/projects/:id/issues/:issue_id/investigate', async (ctx) => {
     const target = await issueForAction(deps, ctx, {
-      forbidden: "Only the project's owner can ask for an investigation. Sign in as the owner, or ask them to press the button.",
+      forbidden: "Only members of the project can ask for an investigation. Sign in as one of them, or ask them to press the button.",
       notError: { title: 'Not investigated', message: 'Only error issues are investigated. Go back to the issue list and pick an error.' },
     })
     if (!target) return

@@ -1,7 +1,7 @@
 /**
  * GET /api/v1/projects/:project_id/issues: the project's issues as JSON, filtered, sorted and a
  * page at a time (docs/issues.md, "Search and filters"; the parameters are parseIssueFilter's).
- * The session cookie of the project's owner, or the project's api key as a bearer token, as the
+ * The session cookie of a project member, or the project's api key as a bearer token, as the
  * rest of the project API (caller.ts).
  */
 import type uWS from 'uWebSockets.js'

@@ -1,6 +1,6 @@
 /**
  * The project API (/api/v1/projects/...): a project's issues as JSON, and the one action ("Fix
- * this"). A request is authenticated by the dashboard's session cookie (the project's owner, as the
+ * this"). A request is authenticated by the dashboard's session cookie (a project member, as the
  * dashboard's pages) or by the project's api key as a bearer token (caller.ts); a fix an api key
  * asks for is an agent's, delivered as a draft.
  */

@@ -14,7 +14,7 @@ export function projectsPage(viewer: Viewer, projects: readonly ProjectSummary[]
       ? html`<p class="empty">You have no projects yet. A project is created when you approve a coding agent's setup request.</p>`
       : html`<ul class="cards">${projects.map(
           (project) => html`<li><a href="/projects/${project.id}"><strong>${project.name}</strong></a>
-      <span class="muted">${project.issue_count} issue${project.issue_count === 1 ? '' : 's'} · created ${when(project.created_at)}</span></li>`,
+      <span class="muted">${project.issue_count} issue${project.issue_count === 1 ? '' : 's'} · ${project.role} · created ${when(project.created_at)}</span></li>`,
         )}</ul>`
   return layout(viewer, 'Projects', html`<h1>Projects</h1>${list}`)
 }
