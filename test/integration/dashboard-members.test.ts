@@ -95,7 +95,7 @@ t.test('a removed member’s next request is refused although their session is s
   const removed = await owner.post(`${base}/members/${memberId}/remove`, {})
   t.equal(removed.status, 303)
   t.equal(removed.location, `${base}/members?done=removed`)
-  t.equal((await stack.db.query('SELECT count(*)::int AS n FROM web_sessions WHERE user_id = $1', [memberId])).rows[0].n > 0, true, 'the session is still open')
+  t.equal((await stack.db.query('SELECT count(*)::int AS n FROM web_sessions WHERE user_id = $1', [memberId])).rows[0]!.n > 0, true, 'the session is still open')
   t.equal((await member.get('/')).status, 200, 'the member is still signed in')
   t.equal((await member.get(base)).status, 404, 'the project page is not found')
   t.equal((await member.get(`${base}/issues/${issueId}`)).status, 404)

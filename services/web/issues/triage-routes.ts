@@ -15,6 +15,7 @@ import { PageError, redirect } from '../http/respond.js'
 import { postForm, type FormContext } from '../http/route.js'
 import { signInPath } from '../http/viewer.js'
 import { getMemberProject } from '../projects/project-queries.js'
+import { assignToMember } from './assignment.js'
 import { personActor, readMergeTarget, readReason, readSelectedIds, readTriageChange, type TriageActor } from './triage-form.js'
 
 const FORBIDDEN = 'Only members of the project can triage its issues. Sign in as one of them, or ask them to do it.'
@@ -83,6 +84,21 @@ export function registerTriageRoutes(app: uWS.TemplatedApp, deps: DashboardDeps)
 
   onIssue('unmerge', async (tx, { projectId, by }, issueId, _triage, form) => {
     if (!(await unmergeIssue(tx, projectId, issueId, by, readReason(form)))) throw new PageError(409, 'Not merged', 'This issue is not merged into another, so there is nothing to undo.')
+  })
+
+  // Assign to a member ('' or none: nobody; me: the person posting); anybody else is refused, nothing changes.
+  postForm(app, deps, '/projects/:id/issues/:issue_id/assign', async (ctx) => {
+    const [projectId, issueId] = ctx.request.params as [string, string]
+    const issuePath = `/projects/${encodeURIComponent(projectId)}/issues/${encodeURIComponent(issueId)}`
+    const acting = await actingMember(deps, ctx, issuePath)
+    if (!acting) return
+    const asked = (ctx.form.get('assignee') ?? '').trim()
+    const userId = asked === '' || asked === 'none' ? null : asked === 'me' ? acting.by.id : asked
+    const result = await assignToMember(db, acting.projectId, issueId, userId, acting.by)
+    if (result.kind === 'no_issue') throw NO_ISSUE()
+    if (result.kind === 'not_member') throw new PageError(409, 'Not assigned', 'That person is not a member of this project, so the issue was not assigned. Pick a member from the list; an owner can invite others on the Members tab.')
+    deps.log.info('issue assigned', { project_id: acting.projectId, issue_id: issueId, user_id: acting.by.id, assignee: result.assignee?.id ?? null, changed: result.changed })
+    redirect(ctx.ex, issuePath)
   })
 
   postForm(app, deps, '/projects/:id/issues/bulk', async (ctx) => {

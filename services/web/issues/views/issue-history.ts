@@ -22,6 +22,8 @@ const ACTIONS: Readonly<Record<HistoryLine['action'], string>> = {
   unmerge: 'Merge undone',
   unmerged: 'A merged issue taken back out',
   pull_request: 'Fix pull request',
+  assign: 'Assigned',
+  unassign: 'Unassigned',
 }
 
 /** Who made the change, as a cell. */
