@@ -17,7 +17,7 @@ export const PROJECT_API_ERRORS = {
   invalid_limit: { status: 400, message: 'limit must be a whole number from 1 to 50. Send it again with a limit in that range, or without one for the last 7 digests.' },
   invalid_filter: { status: 400, message: 'A parameter of the issue list is invalid (named in field; the message says what it takes). Fix it and send again; docs/issues.md lists the filters.' },
   invalid_assignee: { status: 400, message: 'user_id must be a member\'s user id (a UUID), "me" (the signed-in person), or null to unassign. Send the body again as {"user_id": ...}.' },
-  assignee_not_member: { status: 409, message: 'The user named is not a member of this project, so the issue cannot be assigned to them; nothing changed. Pick a member (the members page lists them) or invite them first.' },
+  assignee_not_member: { status: 409, message: 'The user named is not a member of this project, so the issue cannot be assigned to them; nothing changed. Use the id of a member (the members page lists them), or invite the person first.' },
   assignee_me_needs_person: { status: 400, message: 'An api key belongs to the project, not to a person, so "me" names nobody. Send the member\'s user id instead (or use the dashboard session of that person).' },
   invalid_id: { status: 400, message: 'The id named in field is not a UUID. Copy the project and issue ids from the dashboard address; do not retry with the same one.' },
   not_an_error: { status: 409, message: 'Only error issues are investigated and fixed. Check the issue kind; do not retry with this issue.' },
