@@ -7,9 +7,9 @@ import { callTool, connectAgent } from '../helpers/mcp.js'
 import { insertIssue, inviteLink, joinWith, userId } from '../helpers/members.js'
 import { startTestStack, type TestStack } from '../helpers/stack.js'
 
-async function assigned(stack: TestStack, issueId: string): Promise<{ assignee_id: string | null; history: Array<{ action: string; actor_label: string; from_state: string; to_state: string }> }> {
+async function assigned(stack: TestStack, issueId: string): Promise<{ assignee_id: string | null; history: Array<{ action: string; actor_label: string; detail: Record<string, unknown> }> }> {
   const { rows } = await stack.db.query<{ assignee_id: string | null }>('SELECT assignee_id FROM issues WHERE id = $1', [issueId])
-  const history = await stack.db.query<{ action: string; actor_label: string; from_state: string; to_state: string }>(`SELECT action, actor_label, from_state, to_state FROM issue_history WHERE issue_id = $1 AND action IN ('assign', 'unassign') ORDER BY id`, [issueId])
+  const history = await stack.db.query<{ action: string; actor_label: string; detail: Record<string, unknown> }>(`SELECT action, actor_label, detail FROM issue_history WHERE issue_id = $1 AND action IN ('assign', 'unassign') ORDER BY id`, [issueId])
   return { assignee_id: rows[0]!.assignee_id, history: history.rows }
 }
 
@@ -37,7 +37,8 @@ t.test('a member assigns an issue to themself on the issue page, finds it under 
   const done = await member.post(`${issuePath}/assign`, { assignee: memberId })
   t.equal(done.status, 303)
   t.equal(done.location, issuePath)
-  t.match(await assigned(stack, issueId), { assignee_id: memberId, history: [{ action: 'assign', actor_label: 'member@example.test', from_state: '', to_state: 'member@example.test' }] })
+  t.match(await assigned(stack, issueId), { assignee_id: memberId, history: [{ action: 'assign', actor_label: 'member@example.test', detail: { from: null, to: memberId, from_label: null, to_label: 'member@example.test' } }] })
+  t.match((await member.get(issuePath)).text, /Assigned to <span class="assignee">member@example\.test<\/span>/, 'the history says who it went to')
   t.match((await member.get(issuePath)).text, 'now: member@example.test')
 
   const mine = await member.get(`/projects/${projectId}/issues?assignee=me`)
@@ -56,7 +57,7 @@ t.test('a member assigns an issue to themself on the issue page, finds it under 
 
   const cleared = await owner.post(`${issuePath}/assign`, { assignee: '' })
   t.equal(cleared.status, 303)
-  t.match(await assigned(stack, issueId), { assignee_id: null, history: [{ action: 'assign' }, { action: 'unassign', actor_label: 'owner@example.test', from_state: 'member@example.test', to_state: '' }] })
+  t.match(await assigned(stack, issueId), { assignee_id: null, history: [{ action: 'assign' }, { action: 'unassign', actor_label: 'owner@example.test', detail: { from: memberId, to: null, from_label: 'member@example.test' } }] })
   t.match((await member.get(`/projects/${projectId}/issues?assignee=none`)).text, 'TypeError: cart')
 })
 

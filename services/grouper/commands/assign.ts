@@ -33,7 +33,8 @@ export async function assignIssue(tx: SqlTx, projectId: string, issueId: string,
   const to = assignee?.id ?? null
   if (row.assignee_id === to) return { changed: false, from: row.assignee_id, to }
   await runSql(tx, 'UPDATE issues SET assignee_id = ? WHERE id = ?', [to, issueId])
-  const detail: Record<string, unknown> = { from: row.assignee_id, to }
-  await writeHistory(tx, projectId, [{ issueId, action: to ? 'assign' : 'unassign', fromState: row.assignee_id ? (row.label ?? 'someone') : '', toState: assignee?.label ?? '', detail }], by, reason)
+  // Names are what people typed about themselves: they go in detail, which answers to agents keep under untrusted.
+  const detail: Record<string, unknown> = { from: row.assignee_id, to, from_label: row.assignee_id ? (row.label ?? '') : null, to_label: assignee?.label ?? null }
+  await writeHistory(tx, projectId, [{ issueId, action: to ? 'assign' : 'unassign', detail }], by, reason)
   return { changed: true, from: row.assignee_id, to }
 }

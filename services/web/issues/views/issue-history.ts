@@ -67,6 +67,10 @@ function detail(line: HistoryLine, issuesBase: string): SafeHtml {
       return html`from ${issueRef(issuesBase, d.from, undefined)}`
     case 'unmerged':
       return issueRef(issuesBase, d.source, undefined)
+    case 'assign':
+      return html`to <span class="assignee">${text(d.to_label) ?? 'a member'}</span>${text(d.from_label) ? html` (was ${text(d.from_label)})` : ''}`
+    case 'unassign':
+      return text(d.from_label) ? html`(was <span class="assignee">${text(d.from_label)}</span>)` : html``
     default:
       return html``
   }
