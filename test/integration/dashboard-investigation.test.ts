@@ -208,7 +208,7 @@ t.test("another person gets 403 from the button's route and nothing from the pag
   await other.get('/')
   const refused = await other.post(`/projects/${projectId}/issues/${issues.investigated}/investigate`, {})
   t.equal(refused.status, 403)
-  t.match(refused.text, "Only the project&#39;s owner can ask for an investigation.")
+  t.match(refused.text, 'Only members of the project can ask for an investigation.')
   t.equal(await orm.em.fork().count(Investigation, { issueId: issues.investigated }), 1, 'nothing was started')
   t.equal((await other.get(`/projects/${projectId}/issues/${issues.investigated}`)).status, 404)
   const read = await other.get(`/api/v1/projects/${projectId}/issues/${issues.investigated}`)
