@@ -25,6 +25,15 @@ BEGIN
   END IF;
   RETURN NEW;
 END $$;
+CREATE FUNCTION public.project_owner_membership() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  INSERT INTO project_members (project_id, user_id, role) VALUES (NEW.id, NEW.owner_id, 'owner')
+    ON CONFLICT DO NOTHING;
+  RETURN NULL;
+END
+$$;
 CREATE TABLE public.api_keys (
     id text NOT NULL,
     project_id uuid NOT NULL,
@@ -372,7 +381,6 @@ CREATE TABLE public.issue_history (
     to_state text DEFAULT ''::text NOT NULL,
     reason text DEFAULT ''::text NOT NULL,
     detail jsonb DEFAULT '{}'::jsonb NOT NULL,
-    CONSTRAINT issue_history_action_check CHECK ((action = ANY (ARRAY['resolve'::text, 'ignore'::text, 'reopen'::text, 'regress'::text, 'unignore'::text, 'merge'::text, 'merged'::text, 'unmerge'::text, 'unmerged'::text, 'pull_request'::text]))),
     CONSTRAINT issue_history_actor_kind_check CHECK ((actor_kind = ANY (ARRAY['person'::text, 'agent'::text, 'service'::text]))),
     CONSTRAINT issue_history_reason_check CHECK ((length(reason) <= 1000))
 );
@@ -440,7 +448,8 @@ CREATE TABLE public.issues (
     ignored_until_users integer,
     regressed_at timestamp with time zone,
     regressed_release text,
-    merged_into uuid
+    merged_into uuid,
+    assignee_id uuid
 );
 CREATE TABLE public.matching_decisions (
     finding_id uuid NOT NULL,
@@ -454,6 +463,27 @@ CREATE TABLE public.matching_decisions (
     decided_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT matching_decisions_decided_by_check CHECK ((decided_by = ANY (ARRAY['embeddings'::text, 'no_embeddings'::text, 'model'::text]))),
     CONSTRAINT matching_decisions_decision_check CHECK ((decision = ANY (ARRAY['joined'::text, 'created'::text, 'not_a_problem'::text])))
+);
+CREATE TABLE public.project_invitations (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    project_id uuid NOT NULL,
+    token_hash bytea NOT NULL,
+    role text NOT NULL,
+    created_by uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    accepted_at timestamp with time zone,
+    accepted_by uuid,
+    revoked_at timestamp with time zone,
+    CONSTRAINT project_invitations_role_check CHECK ((role = ANY (ARRAY['owner'::text, 'member'::text])))
+);
+CREATE TABLE public.project_members (
+    project_id uuid NOT NULL,
+    user_id uuid NOT NULL,
+    role text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    invited_by uuid,
+    CONSTRAINT project_members_role_check CHECK ((role = ANY (ARRAY['owner'::text, 'member'::text])))
 );
 CREATE TABLE public.projects (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
@@ -684,6 +714,8 @@ ALTER TABLE ONLY public.issue_environments
     ADD CONSTRAINT issue_environments_pkey PRIMARY KEY (issue_id, environment_id);
 ALTER TABLE ONLY public.issue_fingerprint_aliases
     ADD CONSTRAINT issue_fingerprint_aliases_pkey PRIMARY KEY (project_id, fingerprint);
+ALTER TABLE public.issue_history
+    ADD CONSTRAINT issue_history_action_check CHECK ((action = ANY (ARRAY['resolve'::text, 'ignore'::text, 'reopen'::text, 'regress'::text, 'unignore'::text, 'merge'::text, 'merged'::text, 'unmerge'::text, 'unmerged'::text, 'pull_request'::text, 'assign'::text, 'unassign'::text]))) NOT VALID;
 ALTER TABLE ONLY public.issue_history
     ADD CONSTRAINT issue_history_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.issue_pull_requests
@@ -706,6 +738,12 @@ ALTER TABLE public.issues
     ADD CONSTRAINT issues_triage_check CHECK ((triage = ANY (ARRAY['open'::text, 'resolved'::text, 'ignored'::text]))) NOT VALID;
 ALTER TABLE ONLY public.matching_decisions
     ADD CONSTRAINT matching_decisions_pkey PRIMARY KEY (finding_id);
+ALTER TABLE ONLY public.project_invitations
+    ADD CONSTRAINT project_invitations_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.project_invitations
+    ADD CONSTRAINT project_invitations_token_hash_key UNIQUE (token_hash);
+ALTER TABLE ONLY public.project_members
+    ADD CONSTRAINT project_members_pkey PRIMARY KEY (project_id, user_id);
 ALTER TABLE ONLY public.projects
     ADD CONSTRAINT projects_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.recording_chunks
@@ -771,6 +809,7 @@ CREATE INDEX issue_history_issue ON public.issue_history USING btree (issue_id, 
 CREATE INDEX issue_pull_requests_follow ON public.issue_pull_requests USING btree (pr_checked_at NULLS FIRST) WHERE (pr_state = ANY (ARRAY[''::text, 'open'::text]));
 CREATE INDEX issue_pull_requests_project ON public.issue_pull_requests USING btree (project_id);
 CREATE INDEX issue_releases_project_release ON public.issue_releases USING btree (project_id, release);
+CREATE INDEX issues_assignee ON public.issues USING btree (project_id, assignee_id) WHERE (assignee_id IS NOT NULL);
 CREATE INDEX issues_merged_into ON public.issues USING btree (merged_into) WHERE (merged_into IS NOT NULL);
 CREATE INDEX issues_project_event_count ON public.issues USING btree (project_id, event_count DESC);
 CREATE INDEX issues_project_first_seen ON public.issues USING btree (project_id, first_seen DESC);
@@ -780,6 +819,8 @@ CREATE INDEX issues_project_triage_last_seen ON public.issues USING btree (proje
 CREATE INDEX issues_project_user_count ON public.issues USING btree (project_id, user_count DESC);
 CREATE INDEX issues_search_trgm ON public.issues USING gin ((((title || ' '::text) || culprit)) public.gin_trgm_ops);
 CREATE INDEX matching_decisions_environment ON public.matching_decisions USING btree (project_id, environment_id, decided_at);
+CREATE INDEX project_invitations_project ON public.project_invitations USING btree (project_id, created_at DESC);
+CREATE INDEX project_members_user ON public.project_members USING btree (user_id);
 CREATE INDEX projects_digest_next_at ON public.projects USING btree (digest_next_at);
 CREATE INDEX projects_owner ON public.projects USING btree (owner_id);
 CREATE INDEX recording_chunks_object ON public.recording_chunks USING btree (object_key);
@@ -799,6 +840,7 @@ CREATE UNIQUE INDEX users_email ON public.users USING btree (lower(email)) WHERE
 CREATE INDEX web_sessions_user ON public.web_sessions USING btree (user_id);
 CREATE TRIGGER digest_items_keep_facts BEFORE UPDATE ON public.digest_items FOR EACH ROW EXECUTE FUNCTION public.digest_items_keep_facts();
 CREATE TRIGGER digests_keep_payload BEFORE UPDATE ON public.digests FOR EACH ROW EXECUTE FUNCTION public.digests_keep_payload();
+CREATE TRIGGER projects_owner_membership AFTER INSERT OR UPDATE OF owner_id ON public.projects FOR EACH ROW WHEN ((new.owner_id IS NOT NULL)) EXECUTE FUNCTION public.project_owner_membership();
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.digest_items
@@ -874,6 +916,8 @@ ALTER TABLE ONLY public.issue_releases
 ALTER TABLE ONLY public.issue_releases
     ADD CONSTRAINT issue_releases_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.issues
+    ADD CONSTRAINT issues_assignee_id_fkey FOREIGN KEY (assignee_id) REFERENCES public.users(id) ON DELETE SET NULL;
+ALTER TABLE ONLY public.issues
     ADD CONSTRAINT issues_merged_into_fkey FOREIGN KEY (merged_into) REFERENCES public.issues(id) ON DELETE SET NULL;
 ALTER TABLE ONLY public.issues
     ADD CONSTRAINT issues_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
@@ -881,6 +925,18 @@ ALTER TABLE ONLY public.matching_decisions
     ADD CONSTRAINT matching_decisions_finding_id_fkey FOREIGN KEY (finding_id) REFERENCES public.friction_findings(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.matching_decisions
     ADD CONSTRAINT matching_decisions_ticket_id_fkey FOREIGN KEY (ticket_id) REFERENCES public.tickets(id) ON DELETE SET NULL;
+ALTER TABLE ONLY public.project_invitations
+    ADD CONSTRAINT project_invitations_accepted_by_fkey FOREIGN KEY (accepted_by) REFERENCES public.users(id) ON DELETE SET NULL;
+ALTER TABLE ONLY public.project_invitations
+    ADD CONSTRAINT project_invitations_created_by_fkey FOREIGN KEY (created_by) REFERENCES public.users(id) ON DELETE SET NULL;
+ALTER TABLE ONLY public.project_invitations
+    ADD CONSTRAINT project_invitations_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.project_members
+    ADD CONSTRAINT project_members_invited_by_fkey FOREIGN KEY (invited_by) REFERENCES public.users(id) ON DELETE SET NULL;
+ALTER TABLE ONLY public.project_members
+    ADD CONSTRAINT project_members_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.project_members
+    ADD CONSTRAINT project_members_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.projects
     ADD CONSTRAINT projects_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES public.users(id) ON DELETE SET NULL;
 ALTER TABLE ONLY public.recording_chunks

@@ -28,7 +28,7 @@ export interface FrontOptions {
   keys: StreamKeys
   log: Logger
   /** Limits, the public base URL and the setup-session settings. */
-  config: Pick<Config, 'databaseUrl' | 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts' | 'investigations' | 'ingressMetrics' | 'toolServer' | 'secrets'>
+  config: Pick<Config, 'databaseUrl' | 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts' | 'investigations' | 'ingressMetrics' | 'toolServer' | 'secrets' | 'invitationTtlMs'>
   /** Code host and chat integrations; absent ones turn their setup steps into clear refusals. */
   plugins: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }
   port: number
@@ -98,6 +98,7 @@ export async function startFront(options: FrontOptions): Promise<Front> {
         redisKeyPrefix: config.redisKeyPrefix,
         // The embedded start-up (npm start): its first account owns the seeded project (README "First run").
         developmentProjectId: config.databaseUrl ? undefined : SEED_PROJECT_ID,
+        invitationTtlMs: config.invitationTtlMs,
       },
       log,
       proxyHops: config.trustedProxyHops,

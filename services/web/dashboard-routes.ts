@@ -1,8 +1,8 @@
 /**
  * The dashboard on the port's one uWS app: server-rendered pages, with no client-side script but
  * the replay's (served by us, on that page only). Sign-in, the setup approval page, and the
- * signed-in person's projects, issues (with the owner's Investigate and Fix this buttons), session
- * recordings, known problems, project settings and API keys.
+ * signed-in person's projects, issues (with the members' Investigate and Fix this buttons), session
+ * recordings, known problems, members and invitations, project settings and API keys.
  */
 import type uWS from 'uWebSockets.js'
 import { exchange } from '../../shared/http/exchange.js'
@@ -15,6 +15,8 @@ import { registerFixRoutes } from './issues/fix-routes.js'
 import { registerKnownProblemActions } from './known-problems/known-problem-actions.js'
 import { registerKnownProblemRoutes } from './known-problems/known-problem-routes.js'
 import { registerIssueRoutes } from './issues/issue-routes.js'
+import { registerInvitationRoutes } from './members/invitation-routes.js'
+import { registerMemberRoutes } from './members/member-routes.js'
 import { registerTriageRoutes } from './issues/triage-routes.js'
 import { registerProjectRoutes } from './projects/project-routes.js'
 import { registerRecordingRoutes } from './recordings/recording-routes.js'
@@ -41,4 +43,6 @@ export function registerDashboardRoutes(app: uWS.TemplatedApp, deps: DashboardDe
   registerTriageRoutes(app, deps)
   registerSettingsRoutes(app, deps)
   registerApiKeyRoutes(app, deps)
+  registerMemberRoutes(app, deps)
+  registerInvitationRoutes(app, deps)
 }

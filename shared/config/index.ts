@@ -74,6 +74,8 @@ export interface Config {
   readonly toolServer: ToolServerLimits
   /** The digester's cap, check delay and sweep interval (DIGEST_*). */
   readonly digest: DigestSettings
+  /** How long a member invitation link works (SVC_INVITATION_TTL_DAYS, 7: a colleague back from a few days off still finds it working). */
+  readonly invitationTtlMs: number
   /** How often `svc up` restarted this process after it exited on its own (SVC_RESTARTS, set by svc up); shown by /health. */
   readonly restarts: number
 }
@@ -183,10 +185,8 @@ export function loadConfig(env: Env = readEnv()): Config {
   const ingestionHost = text(env, 'SVC_INGESTION_HOST') ?? '0.0.0.0'
   const dataDir = resolve(text(env, 'SVC_DATA_DIR') ?? '.svc-data')
   const config: Config = {
-    ingestionPort,
-    ingestionHost,
-    // One per core: each thread parses, validates and queues on its own; the kernel spreads
-    // connections across them (SO_REUSEPORT).
+    ingestionPort, ingestionHost,
+    // One per core: each thread parses, validates and queues on its own; the kernel spreads connections across them (SO_REUSEPORT).
     ingressThreads: int(env, 'SVC_INGRESS_THREADS', availableParallelism(), 1, 64),
     ingressMetrics: oneOf(env, 'SVC_INGRESS_METRICS', ['on', 'off'], 'on') === 'on',
     baseUrl: url(env, 'SVC_BASE_URL') ?? `http://localhost:${ingestionPort}`,
@@ -201,8 +201,7 @@ export function loadConfig(env: Env = readEnv()): Config {
     services: services(env),
     limits: {
       eventsPerKeyPerMinute: int(env, 'SVC_EVENTS_PER_KEY_PER_MINUTE', 600, 1),
-      // Ten seconds of the measured drain rate: deep enough to absorb a burst, shallow enough
-      // that a stopped grouper shows up as 429s within seconds rather than as lost memory.
+      // Ten seconds of the measured drain rate: deep enough to absorb a burst, shallow enough that a stopped grouper shows up as 429s within seconds rather than as lost memory.
       eventsBacklogLimit: int(env, 'SVC_EVENTS_BACKLOG_LIMIT', 50_000, 1),
       maxEventBytes: 1024 * 1024,
       // Maps with inlined sources of a large app reach tens of MiB; past this, split the bundle.
@@ -277,6 +276,7 @@ export function loadConfig(env: Env = readEnv()): Config {
     friction: frictionConfig(env),
     toolServer: toolServerConfig(env),
     digest: digestConfig(env),
+    invitationTtlMs: int(env, 'SVC_INVITATION_TTL_DAYS', 7, 1, 365) * DAY,
     restarts: int(env, 'SVC_RESTARTS', 0, 0),
   }
   return deepFreeze(config)

@@ -275,7 +275,7 @@ t.test('Fix this answers anybody but the owner 403, and refuses an issue that is
   await other.get('/')
   const refused = await other.post(`/projects/${projectId}/issues/${issueId}/fix`, {})
   t.equal(refused.status, 403)
-  t.match(refused.text, 'Only the project&#39;s owner can ask for a fix.')
+  t.match(refused.text, 'Only members of the project can ask for a fix.')
   const unknown = await other.post(`/projects/00000000-0000-4000-8000-000000000000/issues/${issueId}/fix`, {})
   t.equal(unknown.status, 403, 'also for a project id that does not exist')
   t.equal((await stack.db.query('SELECT 1 FROM fixes')).rowCount, 0, 'nothing was started')

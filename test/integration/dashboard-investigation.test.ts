@@ -208,7 +208,7 @@ t.test("another person gets 403 from the button's route and nothing from the pag
   await other.get('/')
   const refused = await other.post(`/projects/${projectId}/issues/${issues.investigated}/investigate`, {})
   t.equal(refused.status, 403)
-  t.match(refused.text, "Only the project&#39;s owner can ask for an investigation.")
+  t.match(refused.text, 'Only members of the project can ask for an investigation.')
   t.equal(await orm.em.fork().count(Investigation, { issueId: issues.investigated }), 1, 'nothing was started')
   t.equal((await other.get(`/projects/${projectId}/issues/${issues.investigated}`)).status, 404)
   const read = await other.get(`/api/v1/projects/${projectId}/issues/${issues.investigated}`)
@@ -226,7 +226,7 @@ t.test('the JSON read answers the issue and its investigation to the signed-in o
   t.match(body.issue.first_seen, /^\d{4}-\d{2}-\d{2}T/)
   const { rows: [stored] } = await stack.db.query<{ created_at: Date }>('SELECT created_at FROM issues WHERE id = $1', [issues.stopped])
   t.equal(body.issue.created_at, stored!.created_at.toISOString(), "created_at, the spec's Issue field, as the row has it")
-  t.same(Object.keys(body.issue).sort(), ['created_at', 'culprit', 'event_count', 'first_seen', 'id', 'kind', 'last_seen', 'noise', 'reason_code', 'reason_message', 'session_count', 'status', 'title', 'user_count'])
+  t.same(Object.keys(body.issue).sort(), ['assignee', 'created_at', 'culprit', 'event_count', 'first_seen', 'id', 'kind', 'last_seen', 'noise', 'reason_code', 'reason_message', 'session_count', 'status', 'title', 'user_count'])
   t.same(body.investigation, JSON.parse(JSON.stringify(await readInvestigation(orm, issues.stopped))), 'the investigation view the page shows')
 
   const cited = JSON.parse((await client.get(`/api/v1/projects/${projectId}/issues/${issues.investigated}`)).text) as { investigation: { citations: Array<{ url: string }> } }

@@ -34,7 +34,7 @@ t.test('an agent initialises, and lists every tool with the input schema of its 
   const { tools } = await agent.listTools()
   t.same(
     tools.map((tool) => tool.name),
-    ['list_issues', 'get_issue', 'list_issue_events', 'list_known_problems', 'get_setup_state', 'get_latest_digest', 'start_fix', 'link_pull_request', 'resolve_issue', 'ignore_issue', 'reopen_issue', 'get_issue_history'],
+    ['list_issues', 'get_issue', 'list_issue_events', 'list_known_problems', 'get_setup_state', 'get_latest_digest', 'start_fix', 'link_pull_request', 'resolve_issue', 'ignore_issue', 'reopen_issue', 'assign_issue', 'get_issue_history'],
   )
   for (const tool of tools) {
     const file = TOOLS.find((def) => def.name === tool.name)!

@@ -2,7 +2,7 @@
  * What the issue list can be narrowed and ordered by (docs/issues.md, "Search and filters"), read
  * from a query string with one set of parameter names for the project API, the tool server and
  * the dashboard: q, triage, status, kind, release, environment, user, first_seen_from,
- * first_seen_to, last_seen_from, last_seen_to, sort, noise, cursor, limit.
+ * first_seen_to, last_seen_from, last_seen_to, assignee, sort, noise, cursor, limit.
  */
 import { storableText } from '../../../shared/domain/untrusted-text.js'
 import type { Triage } from '../triage/types.js'
@@ -47,6 +47,8 @@ export interface IssueFilter {
   firstSeenTo?: Date
   lastSeenFrom?: Date
   lastSeenTo?: Date
+  /** A user's id (lowercase), 'none' (unassigned), or 'me' (the caller must resolve it: resolveAssigneeMe). */
+  assignee?: string
   /** Default last_seen. */
   sort?: IssueSort
   withNoise?: boolean
@@ -69,7 +71,7 @@ export type ParsedIssueFilter = { ok: true; filter: IssueFilter } | IssueFilterE
 const MAX_TEXT = 200
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/
-const KNOWN = new Set(['q', 'triage', 'status', 'kind', 'release', 'environment', 'user', 'first_seen_from', 'first_seen_to', 'last_seen_from', 'last_seen_to', 'sort', 'noise', 'cursor', 'limit'])
+const KNOWN = new Set(['q', 'triage', 'status', 'kind', 'release', 'environment', 'user', 'first_seen_from', 'first_seen_to', 'last_seen_from', 'last_seen_to', 'assignee', 'sort', 'noise', 'cursor', 'limit'])
 
 class Refusal extends Error {
   constructor(
@@ -109,6 +111,9 @@ export function parseIssueFilter(params: URLSearchParams): ParsedIssueFilter {
     filter.lastSeenFrom = time('last_seen_from', text('last_seen_from'))
     filter.lastSeenTo = time('last_seen_to', text('last_seen_to'))
     filter.sort = one('sort', text('sort'), ISSUE_SORTS)
+    const assignee = text('assignee')?.toLowerCase()
+    if (assignee !== undefined && assignee !== 'me' && assignee !== 'none' && !UUID.test(assignee)) throw new Refusal('assignee', 'assignee is a member\'s user id, me, or none (unassigned). Send one of those.')
+    filter.assignee = assignee
     const noise = text('noise')
     if (noise !== undefined && noise !== '0' && noise !== '1') throw new Refusal('noise', 'noise must be 1 (noise issues listed too) or 0 (left out, the default).')
     filter.withNoise = noise === '1'
@@ -131,6 +136,12 @@ export function parseIssueFilter(params: URLSearchParams): ParsedIssueFilter {
     if (error instanceof Refusal) return { ok: false, code: 'invalid_filter', field: error.field, message: error.message }
     throw error
   }
+}
+
+/** The filter with assignee=me made the user's id; undefined when it asks for me and there is no user (an api key). */
+export function resolveAssigneeMe(filter: IssueFilter, userId: string | null): IssueFilter | undefined {
+  if (filter.assignee !== 'me') return filter
+  return userId ? { ...filter, assignee: userId } : undefined
 }
 
 /** The values of a comma list, each one of allowed, without repeats. */

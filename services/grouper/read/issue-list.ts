@@ -32,6 +32,9 @@ export interface IssueRow {
   regressed_at: Date | null
   /** Issues merged into this one. */
   merged_count: number
+  /** Who the issue is assigned to (a user id), and how they are named; null when nobody. */
+  assignee_id: string | null
+  assignee_label: string | null
 }
 
 export interface IssueList {
@@ -53,6 +56,9 @@ const SORTS: Record<IssueSort, { column: string; value: string; bound: (param: s
   events: { column: 'i.event_count', value: 'i.event_count::text', bound: (p) => `${p}::bigint` },
   users: { column: 'i.user_count', value: 'i.user_count::text', bound: (p) => `${p}::int` },
 }
+
+/** How an assignee is named, from the users row u: their name, else e-mail, else code-host login. */
+export const ASSIGNEE_LABEL = `coalesce(nullif(u.display_name, ''), u.email, u.codehost_login)`
 
 /** text as a LIKE pattern that matches it literally anywhere (\ is LIKE's default escape). */
 export function containsPattern(text: string): string {
@@ -93,6 +99,9 @@ export async function searchIssues(db: Queryable, projectId: string, filter: Iss
   if (filter.firstSeenTo) where.push(`i.first_seen <= ${param(filter.firstSeenTo)}`)
   if (filter.lastSeenFrom) where.push(`i.last_seen >= ${param(filter.lastSeenFrom)}`)
   if (filter.lastSeenTo) where.push(`i.last_seen <= ${param(filter.lastSeenTo)}`)
+  if (filter.assignee === 'me') throw new Error('assignee=me is resolved to a user id before the list is read (resolveAssigneeMe)')
+  if (filter.assignee === 'none') where.push('i.assignee_id IS NULL')
+  else if (filter.assignee) where.push(`i.assignee_id = ${param(filter.assignee)}::uuid`)
   const after = filter.cursor === undefined ? undefined : decodeIssueCursor(filter.cursor)
   if (after && after.sort === sortName) {
     const bound = sort.bound(param(after.value))
@@ -100,10 +109,11 @@ export async function searchIssues(db: Queryable, projectId: string, filter: Iss
     where.push(`${sort.column} <= ${bound}`, `(${sort.column}, i.id) < (${bound}, ${param(after.id)}::uuid)`)
   }
   const sql = `
-    SELECT page.*, (SELECT count(*)::int FROM issues m WHERE m.merged_into = page.id) AS merged_count
+    SELECT page.*, (SELECT count(*)::int FROM issues m WHERE m.merged_into = page.id) AS merged_count,
+           (SELECT ${ASSIGNEE_LABEL} FROM users u WHERE u.id = page.assignee_id) AS assignee_label
       FROM (SELECT i.id, i.title, i.culprit, i.status, i.kind, i.noise, i.event_count, i.user_count, i.session_count,
                    i.first_seen, i.last_seen, i.created_at, i.reason_code, i.reason_message,
-                   i.triage, i.resolved_mode, i.ignored_until, i.regressed_at, ${sort.value} AS position
+                   i.triage, i.resolved_mode, i.ignored_until, i.regressed_at, i.assignee_id, ${sort.value} AS position
               FROM issues i
              WHERE ${where.join('\n               AND ')}
              ORDER BY ${sort.column} DESC, i.id DESC

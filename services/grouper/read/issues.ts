@@ -8,7 +8,7 @@
 import type { Queryable } from '../../../shared/db/index.js'
 import { DAY } from '../../../shared/time.js'
 import { isUuid } from '../../../shared/domain/uuid.js'
-import type { IssueRow } from './issue-list.js'
+import { ASSIGNEE_LABEL, type IssueRow } from './issue-list.js'
 import { readBreadcrumbs, readGrouping, type ShownBreadcrumb, type ShownGrouping } from './stored-event.js'
 import { browserLabel } from './user-agent.js'
 
@@ -98,7 +98,7 @@ export async function getIssueDetail(db: Queryable, projectId: string, issueId: 
   if (!isUuid(issueId)) return undefined
   const { rows } = await db.query<IssueDetail>(
     `SELECT id, title, culprit, status, kind, noise, event_count, user_count, session_count, first_seen, last_seen, created_at, grouping_version, detail_quality,
-            reason_code, reason_message
+            reason_code, reason_message, assignee_id, (SELECT ${ASSIGNEE_LABEL} FROM users u WHERE u.id = issues.assignee_id) AS assignee_label
        FROM issues WHERE id = $1 AND project_id = $2`,
     [issueId, projectId],
   )

@@ -37,7 +37,7 @@ export interface HistoryEntry {
   actorKind: TriageActor['kind']
   actorId: string
   actorLabel: string
-  action: 'resolve' | 'ignore' | 'reopen' | 'regress' | 'unignore' | 'merge' | 'merged' | 'unmerge' | 'unmerged' | 'pull_request'
+  action: 'resolve' | 'ignore' | 'reopen' | 'regress' | 'unignore' | 'merge' | 'merged' | 'unmerge' | 'unmerged' | 'pull_request' | 'assign' | 'unassign'
   fromState: string
   toState: string
   reason: string

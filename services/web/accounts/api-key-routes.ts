@@ -6,7 +6,7 @@
 import type uWS from 'uWebSockets.js'
 import { createProjectKey, MAX_ACTIVE_KEYS, revokeProjectKey } from './api-keys.js'
 import type { DashboardDeps } from '../http/deps.js'
-import { ownProject } from '../projects/own-project.js'
+import { requireOwner } from '../projects/own-project.js'
 import { getOwnProject, listProjectKeys, type ProjectFacts } from '../projects/project-queries.js'
 import { PageError, redirect, sendPage } from '../http/respond.js'
 import { getPage, postForm, type FormContext } from '../http/route.js'
@@ -34,7 +34,7 @@ export function registerApiKeyRoutes(app: uWS.TemplatedApp, deps: DashboardDeps)
   const db = deps.setup.db
 
   getPage(app, deps, '/projects/:id/settings/api-keys', async (ctx) => {
-    const owned = await ownProject(deps, ctx)
+    const owned = await requireOwner(deps, ctx, 'manage its keys')
     if (!owned) return
     const revoked = ctx.request.query.get('revoked')
     const notice = revoked && KEY_ID.test(revoked) ? `Key ${revoked} is revoked: it no longer works anywhere.` : undefined

@@ -17,6 +17,8 @@ export interface DashboardDeps {
   codehost: CodehostPlugin | undefined
   /** True when the dashboard is served over https: cookies get Secure and the __Host- prefix. */
   secureCookies: boolean
+  /** config.invitationTtlMs (SVC_INVITATION_TTL_DAYS): how long a new invitation link works. */
+  invitationTtlMs: number
   /** config.redisKeyPrefix: the sign-in throttle keeps its counters under it. */
   redisKeyPrefix: string
   /** Counts a request in flight, so the app's graceful close waits for it (bin/front/app.ts's track). */

@@ -13,7 +13,7 @@ import { postForm } from '../http/route.js'
 export function registerFixRoutes(app: uWS.TemplatedApp, deps: DashboardDeps): void {
   postForm(app, deps, '/projects/:id/issues/:issue_id/fix', async (ctx) => {
     const target = await issueForAction(deps, ctx, {
-      forbidden: "Only the project's owner can ask for a fix. Sign in as the owner, or ask them to press the button.",
+      forbidden: "Only members of the project can ask for a fix. Sign in as one of them, or ask them to press the button.",
       notError: { title: 'Not fixed', message: 'Only error issues are fixed. Go back to the issue list and pick an error.' },
     })
     if (!target) return

@@ -1,11 +1,11 @@
 /**
- * What every owner's action on one issue checks before it acts ("Investigate again", "Fix this"):
- * a signed-in viewer, the project's owner, an issue of that project, and an error issue that is
+ * What every member's action on one issue checks before it acts ("Investigate again", "Fix this"):
+ * a signed-in viewer, a member of the project, an issue of that project, and an error issue that is
  * not noise.
  */
 import type { DashboardDeps } from '../http/deps.js'
 import { getIssueDetail, type IssueDetail } from '../../grouper/read/issues.js'
-import { getOwnProject, type ProjectFacts } from '../projects/project-queries.js'
+import { getMemberProject, type ProjectFacts } from '../projects/project-queries.js'
 import { PageError, redirect } from '../http/respond.js'
 import type { FormContext } from '../http/route.js'
 import { signInPath } from '../http/viewer.js'
@@ -27,8 +27,8 @@ export interface ActionRefusals {
 
 /**
  * The target of a POST /projects/:id/issues/:issue_id/<action>; undefined after sending a
- * signed-out browser to sign in. An action, unlike a page, says "forbidden" to anybody but the
- * owner: also for an id that does not exist, so the answer tells nothing about other people's projects.
+ * signed-out browser to sign in. An action, unlike a page, says "forbidden" to anybody but a
+ * member: also for an id that does not exist, so the answer tells nothing about other people's projects.
  */
 export async function issueForAction(deps: DashboardDeps, ctx: FormContext, refusals: ActionRefusals): Promise<ActionTarget | undefined> {
   const { ex, request, viewer } = ctx
@@ -38,7 +38,7 @@ export async function issueForAction(deps: DashboardDeps, ctx: FormContext, refu
     return undefined
   }
   const userId = viewer.session.user.id
-  const project = await getOwnProject(deps.setup.db, userId, projectId)
+  const project = await getMemberProject(deps.setup.db, userId, projectId)
   if (!project) throw new PageError(403, 'Not allowed', refusals.forbidden)
   const issue = await getIssueDetail(deps.setup.db, project.id, issueId)
   if (!issue) throw new PageError(404, 'Not found', 'This project has no such issue. Pick one from its issue list.')

@@ -1,5 +1,5 @@
 /**
- * The owner's triage on the dashboard (docs/issues.md, docs/dashboard.md): resolve, ignore, reopen,
+ * A member's triage on the dashboard (docs/issues.md, docs/dashboard.md): resolve, ignore, reopen,
  * merge and undo a merge on the issue page, and resolve, ignore, reopen or merge the issues ticked
  * on the list. Each change runs in one transaction through the grouper's commands, which write the
  * history with the person as its actor; then the browser goes back (303) to where it was.
@@ -14,10 +14,11 @@ import type { DashboardDeps } from '../http/deps.js'
 import { PageError, redirect } from '../http/respond.js'
 import { postForm, type FormContext } from '../http/route.js'
 import { signInPath } from '../http/viewer.js'
-import { getOwnProject } from '../projects/project-queries.js'
+import { getMemberProject } from '../projects/project-queries.js'
+import { assignToMember } from './assignment.js'
 import { personActor, readMergeTarget, readReason, readSelectedIds, readTriageChange, type TriageActor } from './triage-form.js'
 
-const FORBIDDEN = "Only the project's owner can triage its issues. Sign in as the owner, or ask them to do it."
+const FORBIDDEN = 'Only members of the project can triage its issues. Sign in as one of them, or ask them to do it.'
 const NO_ISSUE = (): PageError => new PageError(404, 'Not found', 'This project has no such issue. Pick one from its issue list.')
 
 /** Who acts on which project; undefined after sending a signed-out browser to sign in. */
@@ -27,16 +28,16 @@ interface Acting {
 }
 
 /**
- * The signed-in owner of the project a triage post names. Anybody else is "forbidden", also for a
+ * A signed-in member of the project a triage post names. Anybody else is "forbidden", also for a
  * project that does not exist, so the answer tells nothing about other people's projects.
  */
-async function actingOwner(deps: DashboardDeps, ctx: FormContext, back: string): Promise<Acting | undefined> {
+async function actingMember(deps: DashboardDeps, ctx: FormContext, back: string): Promise<Acting | undefined> {
   const { viewer, request } = ctx
   if (!viewer.session) {
     redirect(ctx.ex, signInPath(back))
     return undefined
   }
-  const project = await getOwnProject(deps.setup.db, viewer.session.user.id, request.params[0]!)
+  const project = await getMemberProject(deps.setup.db, viewer.session.user.id, request.params[0]!)
   if (!project) throw new PageError(403, 'Not allowed', FORBIDDEN)
   return { projectId: project.id, by: personActor(viewer) }
 }
@@ -51,12 +52,12 @@ function refusedPage(error: unknown): never {
 export function registerTriageRoutes(app: uWS.TemplatedApp, deps: DashboardDeps): void {
   const db = deps.setup.db
 
-  /** A post about one issue: the owner, and an issue of that project; run changes it in one transaction. */
+  /** A post about one issue: a member, and an issue of that project; run changes it in one transaction. */
   const onIssue = (action: string, run: (tx: Queryable, acting: Acting, issueId: string, triage: IssueTriage, form: URLSearchParams) => Promise<void>): void => {
     postForm(app, deps, `/projects/:id/issues/:issue_id/${action}`, async (ctx) => {
       const [projectId, issueId] = ctx.request.params as [string, string]
       const issuePath = `/projects/${encodeURIComponent(projectId)}/issues/${encodeURIComponent(issueId)}`
-      const acting = await actingOwner(deps, ctx, issuePath)
+      const acting = await actingMember(deps, ctx, issuePath)
       if (!acting) return
       if (!isUuid(issueId)) throw NO_ISSUE()
       await db.withTransaction(async (tx) => {
@@ -85,9 +86,24 @@ export function registerTriageRoutes(app: uWS.TemplatedApp, deps: DashboardDeps)
     if (!(await unmergeIssue(tx, projectId, issueId, by, readReason(form)))) throw new PageError(409, 'Not merged', 'This issue is not merged into another, so there is nothing to undo.')
   })
 
+  // Assign to a member ('' or none: nobody; me: the person posting); anybody else is refused, nothing changes.
+  postForm(app, deps, '/projects/:id/issues/:issue_id/assign', async (ctx) => {
+    const [projectId, issueId] = ctx.request.params as [string, string]
+    const issuePath = `/projects/${encodeURIComponent(projectId)}/issues/${encodeURIComponent(issueId)}`
+    const acting = await actingMember(deps, ctx, issuePath)
+    if (!acting) return
+    const asked = (ctx.form.get('assignee') ?? '').trim()
+    const userId = asked === '' || asked === 'none' ? null : asked === 'me' ? acting.by.id : asked
+    const result = await assignToMember(db, acting.projectId, issueId, userId, acting.by)
+    if (result.kind === 'no_issue') throw NO_ISSUE()
+    if (result.kind === 'not_member') throw new PageError(409, 'Not assigned', 'That person is not a member of this project, so the issue was not assigned. Pick a member from the list; an owner can invite others on the Members tab.')
+    deps.log.info('issue assigned', { project_id: acting.projectId, issue_id: issueId, user_id: acting.by.id, assignee: result.assignee?.id ?? null, changed: result.changed })
+    redirect(ctx.ex, issuePath)
+  })
+
   postForm(app, deps, '/projects/:id/issues/bulk', async (ctx) => {
     const listPath = `/projects/${encodeURIComponent(ctx.request.params[0]!)}/issues`
-    const acting = await actingOwner(deps, ctx, listPath)
+    const acting = await actingMember(deps, ctx, listPath)
     if (!acting) return
     const { projectId, by } = acting
     const { form } = ctx

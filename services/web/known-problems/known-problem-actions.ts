@@ -1,28 +1,31 @@
 /**
- * The owner's two answers on known problems (docs/known-problems.md): whether published known
- * problems go to the investigator at once (projects.friction_auto_investigate; off by default, so
- * a person approves each) and the answer to the publish gate's same-fix question. Both are the
- * project owner's alone, like Investigate; anybody else is told "forbidden".
+ * The two answers on known problems (docs/known-problems.md): whether published known problems go
+ * to the investigator at once (projects.friction_auto_investigate; off by default, so a person
+ * approves each: a project setting, so an owner's alone) and the answer to the publish gate's
+ * same-fix question (triage: any member's, like Investigate). Anybody else is told "forbidden".
  */
 import type uWS from 'uWebSockets.js'
 import type { DashboardDeps } from '../http/deps.js'
 import { answerSameFix, type SameFixAnswer } from '../../matcher/commands.js'
 import { getKnownProblem } from '../../matcher/read/known-problems.js'
-import { getOwnProject, type ProjectFacts } from '../projects/project-queries.js'
+import { OWNERS_ONLY } from '../projects/own-project.js'
+import { getMemberProject, type ProjectFacts } from '../projects/project-queries.js'
 import { PageError, redirect } from '../http/respond.js'
 import { postForm, type FormContext } from '../http/route.js'
 import { signInPath } from '../http/viewer.js'
 
 const ANSWERS: readonly SameFixAnswer[] = ['same', 'different']
 
-async function ownerOnly(deps: DashboardDeps, ctx: FormContext, back: string): Promise<ProjectFacts | undefined> {
+/** The project for a member; with owners, only for an owner (OWNERS_ONLY for a member). */
+async function memberOf(deps: DashboardDeps, ctx: FormContext, back: string, owners = false): Promise<ProjectFacts | undefined> {
   const { ex, viewer } = ctx
   if (!viewer.session) {
     redirect(ex, signInPath(back))
     return undefined
   }
-  const project = await getOwnProject(deps.setup.db, viewer.session.user.id, ctx.request.params[0]!)
-  if (!project) throw new PageError(403, 'Not allowed', "Only the project's owner can change this. Sign in as the owner, or ask them to.")
+  const project = await getMemberProject(deps.setup.db, viewer.session.user.id, ctx.request.params[0]!)
+  if (!project) throw new PageError(403, 'Not allowed', 'Only members of the project can change this. Sign in as one of them, or ask them to.')
+  if (owners && project.role !== 'owner') throw OWNERS_ONLY('change whether known problems are investigated at once')
   return project
 }
 
@@ -32,7 +35,7 @@ export function registerKnownProblemActions(app: uWS.TemplatedApp, deps: Dashboa
 
   postForm(app, deps, '/projects/:id/known-problems/auto-investigate', async (ctx) => {
     const back = `/projects/${encodeURIComponent(ctx.request.params[0]!)}/known-problems`
-    const project = await ownerOnly(deps, ctx, back)
+    const project = await memberOf(deps, ctx, back, true)
     if (!project) return
     const on = ctx.form.get('on')
     if (on !== '1' && on !== '0') throw new PageError(400, 'Not changed', 'The form sends on=1 or on=0. Reload the known problems page and use its button.')
@@ -44,7 +47,7 @@ export function registerKnownProblemActions(app: uWS.TemplatedApp, deps: Dashboa
   postForm(app, deps, '/projects/:id/known-problems/:ticket_id/same-fix', async (ctx) => {
     const [projectParam, ticketParam] = ctx.request.params as [string, string]
     const back = `/projects/${encodeURIComponent(projectParam)}/known-problems/${encodeURIComponent(ticketParam)}`
-    const project = await ownerOnly(deps, ctx, back)
+    const project = await memberOf(deps, ctx, back)
     if (!project) return
     const problem = await getKnownProblem(db, project.id, ticketParam)
     if (!problem) throw new PageError(404, 'Not found', 'This project has no such known problem. Pick one from its known problems list.')

@@ -10,7 +10,7 @@ import { requestInvestigation } from '../../investigator/commands.js'
 import { readInvestigation } from '../../investigator/read/investigation.js'
 import type { DashboardDeps } from '../http/deps.js'
 import { FRICTION_KINDS, getKnownProblem, listKnownProblemChecks, listKnownProblems, listMatchedRecordings, MAX_KNOWN_PROBLEM_PAGE, type KnownProblemFilters } from '../../matcher/read/known-problems.js'
-import { getOwnProject } from '../projects/project-queries.js'
+import { getMemberProject } from '../projects/project-queries.js'
 import { ownProject } from '../projects/own-project.js'
 import { PageError, redirect, sendPage } from '../http/respond.js'
 import { getPage, postForm } from '../http/route.js'
@@ -57,14 +57,14 @@ export function registerKnownProblemRoutes(app: uWS.TemplatedApp, deps: Dashboar
   })
 
   // Investigate: the investigator's own opening ("Investigate again" on an issue), so its caps and
-  // budgets apply. Like the issue page's actions, anybody but the owner is told "forbidden".
+  // budgets apply. Like the issue page's actions, anybody but a member is told "forbidden".
   postForm(app, deps, '/projects/:id/known-problems/:ticket_id/investigate', async (ctx) => {
     const { ex, request, viewer } = ctx
     const [projectId, ticketId] = request.params as [string, string]
     if (!viewer.session) return redirect(ex, signInPath(`/projects/${encodeURIComponent(projectId)}/known-problems/${encodeURIComponent(ticketId)}`))
     const userId = viewer.session.user.id
-    const project = await getOwnProject(db, userId, projectId)
-    if (!project) throw new PageError(403, 'Not allowed', "Only the project's owner can ask for an investigation. Sign in as the owner, or ask them to press the button.")
+    const project = await getMemberProject(db, userId, projectId)
+    if (!project) throw new PageError(403, 'Not allowed', "Only members of the project can ask for an investigation. Sign in as one of them, or ask them to press the button.")
     const problem = await getKnownProblem(db, project.id, ticketId)
     if (!problem) throw NO_PROBLEM()
     if (problem.state === 'archived') throw new PageError(409, 'Not investigated', 'This known problem is archived, and archived problems are not investigated. Go back to the known problems list and pick one that is not archived.')

@@ -42,7 +42,7 @@ export interface ToolDefinition {
 }
 
 /** Codes a tool refuses with; docs/mcp.md lists them. */
-export type ToolErrorCode = 'invalid_arguments' | 'invalid_cursor' | 'issue_not_found' | 'issue_merged' | 'not_an_error' | 'noise_issue' | 'in_flight' | 'invalid_url' | 'unavailable' | 'internal_error'
+export type ToolErrorCode = 'invalid_arguments' | 'assignee_not_member' | 'assignee_me_needs_person' | 'invalid_cursor' | 'issue_not_found' | 'issue_merged' | 'not_an_error' | 'noise_issue' | 'in_flight' | 'invalid_url' | 'unavailable' | 'internal_error'
 
 /** A tool's refusal: answered as a tool result with isError, so the agent can read it and act. */
 export class ToolError extends Error {

@@ -1,5 +1,5 @@
 /**
- * Who calls the project API, and for which project: a signed-in owner by the dashboard's session
+ * Who calls the project API, and for which project: a signed-in member by the dashboard's session
  * cookie, or a coding agent by the project's api key (Authorization: Bearer svc_ak_..., the tool
  * server's credential). A key answers only for its own project: any other project id is "not
  * found", as another person's project is for a session.
@@ -9,7 +9,7 @@ import type { KeyAuthenticator } from '../../../shared/key-auth.js'
 import type { FixRequester } from '../../investigator/commands.js'
 import { getWebSession } from '../accounts/web-sessions.js'
 import { isUuid } from '../../../shared/domain/uuid.js'
-import { getOwnProject } from '../projects/project-queries.js'
+import { getMemberProject } from '../projects/project-queries.js'
 import { ProjectApiError } from './errors.js'
 
 /** Seconds a client waits before retrying when a key cannot be checked. */
@@ -49,7 +49,7 @@ export async function projectCaller(deps: { db: Db; auth: KeyAuthenticator }, cr
   const session = await getWebSession(deps.db, credentials.sessionToken)
   if (!session) throw new ProjectApiError('not_signed_in')
   if (!isUuid(projectId)) throw new ProjectApiError('invalid_id', { field: 'project_id' })
-  const project = await getOwnProject(deps.db, session.user.id, projectId)
+  const project = await getMemberProject(deps.db, session.user.id, projectId)
   if (!project) throw new ProjectApiError('project_not_found')
   return { projectId: project.id, requester: { trigger: 'manual', userId: session.user.id }, byKey: false }
 }

@@ -1,7 +1,7 @@
 /**
  * GET /api/v1/projects/:project_id/digests[?limit=N]: the project's latest daily digests (newest
  * first, 7 unless limit says otherwise, at most 50), each with its items and the text as
- * delivered. The session cookie of the project's owner, or the project's api key as a bearer
+ * delivered. The session cookie of a project member, or the project's api key as a bearer
  * token, as the rest of the project API (caller.ts).
  */
 import type uWS from 'uWebSockets.js'

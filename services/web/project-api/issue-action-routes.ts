@@ -1,6 +1,6 @@
 /**
  * The project API's triage of issues (docs/issues.md, docs/dashboard.md): resolve, ignore, reopen,
- * merge and undo a merge, one issue or (resolve, ignore, reopen) up to a hundred at once, and an
+ * merge, undo a merge and assign to a member, one issue or (resolve, ignore, reopen) up to a hundred at once, and an
  * issue's history. Each change runs in one transaction through the grouper's commands, which
  * write one history line per issue moved: an api key's change is recorded as an agent's (the key's
  * id), a session's as the person's. Ids of another project are "not found" and change nothing.
@@ -17,6 +17,7 @@ import { triageIssues, TriageRefused } from '../../grouper/commands/triage.js'
 import { projectIssueIds } from '../../grouper/read/issue-ids.js'
 import { issueHistory, issueTriage, type IssueTriage } from '../../grouper/read/triage.js'
 import { getWebSession } from '../accounts/web-sessions.js'
+import { assignToMember } from '../issues/assignment.js'
 import { isSameOriginPost } from '../http/viewer.js'
 import { BULK_FIELDS, onlyFields, parseBody, readBulkChange, readIgnore, readIssueIds, readMergeTarget, readReason, readResolve } from './issue-action-bodies.js'
 import { projectCaller, type Caller } from './caller.js'
@@ -112,6 +113,19 @@ export function registerIssueActionRoutes(app: uWS.TemplatedApp, deps: IssueActi
       if (!(await unmergeIssue(tx, caller.projectId, request.issueId, by, reason))) throw new ProjectApiError('not_merged')
     })
     await answerTriage(ex, deps.db, caller.projectId, request.issueId, true)
+  })
+
+  post(`${ISSUE_PATH}/assign`, async (ex, request, { caller, by, body }) => {
+    onlyFields(body, ['user_id'])
+    const asked = body.user_id
+    // "me" is the signed-in person; an api key is the project's, with nobody behind it to be "me".
+    if (asked === 'me' && !caller.requester.userId) throw new ProjectApiError('assignee_me_needs_person', { field: 'user_id' })
+    const userId = asked === null ? null : asked === 'me' ? caller.requester.userId : typeof asked === 'string' && isUuid(asked) ? asked : undefined
+    if (userId === undefined) throw new ProjectApiError('invalid_assignee', { field: 'user_id' })
+    const result = await assignToMember(deps.db, caller.projectId, request.issueId, userId, by)
+    if (result.kind === 'no_issue') throw new ProjectApiError('issue_not_found')
+    if (result.kind === 'not_member') throw new ProjectApiError('assignee_not_member', { field: 'user_id' })
+    send(ex, 200, JSON.stringify({ issue_id: request.issueId, changed: result.changed, assignee: result.assignee }), NO_STORE)
   })
 
   post('/api/v1/projects/:project_id/issues/triage', async (ex, _request, { caller, by, body, reason }) => {

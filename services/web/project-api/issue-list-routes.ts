@@ -1,7 +1,7 @@
 /**
  * GET /api/v1/projects/:project_id/issues: the project's issues as JSON, filtered, sorted and a
  * page at a time (docs/issues.md, "Search and filters"; the parameters are parseIssueFilter's).
- * The session cookie of the project's owner, or the project's api key as a bearer token, as the
+ * The session cookie of a project member, or the project's api key as a bearer token, as the
  * rest of the project API (caller.ts).
  */
 import type uWS from 'uWebSockets.js'
@@ -10,7 +10,8 @@ import { exchange, send, type Exchange } from '../../../shared/http/exchange.js'
 import type { KeyAuthenticator } from '../../../shared/key-auth.js'
 import type { Logger } from '../../../shared/log.js'
 import { readQuery } from '../../../shared/http/request-text.js'
-import { parseIssueFilter } from '../../grouper/read/issue-filter.js'
+import { parseIssueFilter, resolveAssigneeMe } from '../../grouper/read/issue-filter.js'
+import { assigneeJson } from '../issues/assignment.js'
 import { searchIssues, type IssueRow } from '../../grouper/read/issue-list.js'
 import { cookieName, parseCookies } from '../http/cookies.js'
 import { projectCaller } from './caller.js'
@@ -50,6 +51,7 @@ export function issueListJson(issue: IssueRow): Record<string, unknown> {
     user_count: issue.user_count,
     session_count: issue.session_count,
     merged_count: issue.merged_count,
+    assignee: assigneeJson(issue),
   }
 }
 
@@ -65,7 +67,10 @@ export function registerIssueListApiRoute(app: uWS.TemplatedApp, deps: IssueList
         const caller = await projectCaller(deps, credentials, projectId)
         const parsed = parseIssueFilter(query)
         if (!parsed.ok) throw new ProjectApiError('invalid_filter', { field: parsed.field, message: parsed.message })
-        const page = await searchIssues(deps.db, caller.projectId, parsed.filter, { countNoise: false })
+        // An api key is the project's, not a person's: it has no "me".
+        const filter = resolveAssigneeMe(parsed.filter, caller.requester.userId)
+        if (!filter) throw new ProjectApiError('assignee_me_needs_person', { field: 'assignee' })
+        const page = await searchIssues(deps.db, caller.projectId, filter, { countNoise: false })
         send(ex, 200, JSON.stringify({ issues: page.issues.map(issueListJson), next_cursor: page.nextCursor }), [['Cache-Control', 'no-store']])
       }),
     )

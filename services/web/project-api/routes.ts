@@ -1,6 +1,6 @@
 /**
  * The project API (/api/v1/projects/...): a project's issues as JSON, and the one action ("Fix
- * this"). A request is authenticated by the dashboard's session cookie (the project's owner, as the
+ * this"). A request is authenticated by the dashboard's session cookie (a project member, as the
  * dashboard's pages) or by the project's api key as a bearer token (caller.ts); a fix an api key
  * asks for is an agent's, delivered as a draft.
  */
@@ -16,6 +16,7 @@ import { requestFix } from '../../investigator/commands.js'
 import { readFix } from '../../investigator/read/fix.js'
 import { readInvestigation, readNotInvestigated } from '../../investigator/read/investigation.js'
 import { getIssueDetail, type IssueDetail } from '../../grouper/read/issues.js'
+import { assigneeJson } from '../issues/assignment.js'
 import { isUuid } from '../../../shared/domain/uuid.js'
 import { isSameOriginPost } from '../http/viewer.js'
 import { projectCaller, type Caller } from './caller.js'
@@ -73,6 +74,7 @@ export function issueJson(issue: IssueDetail): Record<string, unknown> {
     event_count: Number(issue.event_count),
     user_count: issue.user_count,
     session_count: issue.session_count,
+    assignee: assigneeJson(issue),
   }
 }
 

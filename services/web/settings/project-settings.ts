@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis'
 import type { Queryable } from '../../../shared/db/index.js'
 import { CodehostUnreachable, type CodehostPlugin, type RepoAccess } from '../../../shared/plugins/types.js'
 import { publishWake, type StreamKeys } from '../../../shared/redis.js'
-import type { ProjectFacts } from '../projects/project-queries.js'
+import { OWNER_OF_PROJECT, type ProjectFacts } from '../projects/project-queries.js'
 
 /** GitHub's account names: letters and digits, single hyphens inside, at most 39 characters. */
 const OWNER = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/
@@ -73,13 +73,13 @@ export async function setRepository(deps: SettingsDeps, userId: string, project:
   if (repo === '') {
     if (project.codehost_repo === '') return { kind: 'unchanged' }
     // The installation stays known: it is the owner's, and the next attach checks it is still there.
-    await db.query(`UPDATE projects SET codehost_repo = '', codehost_repo_access = '', codehost_connected_at = NULL WHERE id = $1 AND owner_id = $2`, scope)
+    await db.query(`UPDATE projects SET codehost_repo = '', codehost_repo_access = '', codehost_connected_at = NULL WHERE id = $1 AND ${OWNER_OF_PROJECT}`, scope)
     await wake()
     return { kind: 'detached' }
   }
   if (repo === project.codehost_repo && (!deps.codehost || confirmed(project))) return { kind: 'unchanged' }
   if (!deps.codehost) {
-    await db.query(`UPDATE projects SET codehost_repo = $3, codehost_repo_access = '', codehost_connected_at = now() WHERE id = $1 AND owner_id = $2`, [...scope, repo])
+    await db.query(`UPDATE projects SET codehost_repo = $3, codehost_repo_access = '', codehost_connected_at = now() WHERE id = $1 AND ${OWNER_OF_PROJECT}`, [...scope, repo])
     await wake()
     return { kind: 'unchecked' }
   }
@@ -94,17 +94,17 @@ export async function setRepository(deps: SettingsDeps, userId: string, project:
   switch (access.status) {
     case 'visible':
       await db.query(
-        `UPDATE projects SET codehost_repo = $3, codehost_installation_id = $4, codehost_repo_access = $5, codehost_connected_at = now() WHERE id = $1 AND owner_id = $2`,
+        `UPDATE projects SET codehost_repo = $3, codehost_installation_id = $4, codehost_repo_access = $5, codehost_connected_at = now() WHERE id = $1 AND ${OWNER_OF_PROJECT}`,
         [...scope, repo, access.installationId, access.private ? 'visible_private' : 'visible_public'],
       )
       await wake()
       return { kind: 'attached', private: access.private }
     case 'not_in_installation':
-      await db.query(`UPDATE projects SET codehost_installation_id = $3, codehost_repo_access = 'not_in_installation' WHERE id = $1 AND owner_id = $2`, [...scope, access.installationId])
+      await db.query(`UPDATE projects SET codehost_installation_id = $3, codehost_repo_access = 'not_in_installation' WHERE id = $1 AND ${OWNER_OF_PROJECT}`, [...scope, access.installationId])
       await wake()
       break
     case 'installation_gone':
-      await db.query(`UPDATE projects SET codehost_installation_id = '', codehost_repo_access = 'installation_gone' WHERE id = $1 AND owner_id = $2`, scope)
+      await db.query(`UPDATE projects SET codehost_installation_id = '', codehost_repo_access = 'installation_gone' WHERE id = $1 AND ${OWNER_OF_PROJECT}`, scope)
       await wake()
       break
     case 'not_installed':
@@ -117,6 +117,6 @@ export async function setRepository(deps: SettingsDeps, userId: string, project:
 
 /** Turns the limited-draft opt-in on or off; false when the project is not the user's. */
 export async function setLimitedDrafts(db: Queryable, userId: string, projectId: string, on: boolean): Promise<boolean> {
-  const { rowCount } = await db.query('UPDATE projects SET fix_limited_drafts = $3 WHERE id = $1 AND owner_id = $2', [projectId, userId, on])
+  const { rowCount } = await db.query(`UPDATE projects SET fix_limited_drafts = $3 WHERE id = $1 AND ${OWNER_OF_PROJECT}`, [projectId, userId, on])
   return (rowCount ?? 0) > 0
 }

@@ -6,7 +6,7 @@
 import type uWS from 'uWebSockets.js'
 import { listEnvironments } from '../../grouper/read/environments.js'
 import type { DashboardDeps } from '../http/deps.js'
-import { ownProject } from '../projects/own-project.js'
+import { requireOwner } from '../projects/own-project.js'
 import { getOwnProject, type ProjectFacts } from '../projects/project-queries.js'
 import { SAVED_OUTCOMES, setLimitedDrafts, setRepository, type SettingsDeps } from './project-settings.js'
 import { PageError, redirect, sendPage } from '../http/respond.js'
@@ -52,7 +52,7 @@ export function registerSettingsRoutes(app: uWS.TemplatedApp, deps: DashboardDep
   })
 
   getPage(app, deps, '/projects/:id/settings/codehost', async (ctx) => {
-    const owned = await ownProject(deps, ctx)
+    const owned = await requireOwner(deps, ctx, 'change its settings')
     if (!owned) return
     const asked = ctx.request.query.get('saved')
     const saved = SAVED_OUTCOMES.find((outcome) => outcome === asked)

@@ -6,6 +6,7 @@
 import type { Db } from '../../../shared/db/index.js'
 import { rescheduleDigest } from '../../digester/commands.js'
 import { isTimeZone } from '../../digester/read.js'
+import { OWNER_OF_PROJECT } from '../projects/project-queries.js'
 
 export type TimezoneOutcome = { kind: 'saved' | 'unchanged'; zone: string } | { kind: 'unknown_zone'; text: string }
 
@@ -14,7 +15,7 @@ export async function setTimezone(db: Db, userId: string, projectId: string, tex
   const zone = text.trim()
   if (!isTimeZone(zone)) return { kind: 'unknown_zone', text: zone.slice(0, 100) }
   const saved = await db.withTransaction(async (tx) => {
-    const { rowCount } = await tx.query(`UPDATE projects SET timezone = $3 WHERE id = $1 AND owner_id = $2 AND timezone <> $3`, [projectId, userId, zone])
+    const { rowCount } = await tx.query(`UPDATE projects SET timezone = $3 WHERE id = $1 AND ${OWNER_OF_PROJECT} AND timezone <> $3`, [projectId, userId, zone])
     if (rowCount) await rescheduleDigest(tx, projectId)
     return Boolean(rowCount)
   })

@@ -40,7 +40,7 @@ export function registerApprovalRoutes(app: uWS.TemplatedApp, deps: DashboardDep
   getPage(app, deps, '/setup/:poll_id', async ({ ex, request, viewer }) => {
     const session = await requireSession(deps, request.params[0]!)
     if (!viewer.session) return sendPage(ex, 200, approvalSignedOutPage(viewer, session.pollId, deps.codehost?.oauth !== undefined), { cookies: viewer.cookies })
-    const projects = session.approvable ? await listOwnProjects(deps.setup.db, viewer.session.user.id) : []
+    const projects = session.approvable ? await listOwnProjects(deps.setup.db, viewer.session.user.id, true) : []
     sendPage(ex, 200, approvalPage(viewer, session, projects))
   })
 
@@ -51,7 +51,7 @@ export function registerApprovalRoutes(app: uWS.TemplatedApp, deps: DashboardDep
     const result = await approveSetupSession(deps.setup, pollId, viewer.session.user.id, choiceFrom(form, session))
     if (result.ok) return sendPage(ex, 200, approvedPage(viewer, session, result.projectId))
     if (result.code === 'not_owner') {
-      const projects = await listOwnProjects(deps.setup.db, viewer.session.user.id)
+      const projects = await listOwnProjects(deps.setup.db, viewer.session.user.id, true)
       return sendPage(ex, 403, approvalPage(viewer, session, projects, result.message))
     }
     // Closed meanwhile (expired, approved or declined elsewhere): show it as it is now, without buttons.

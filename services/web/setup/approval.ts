@@ -7,6 +7,7 @@ import { publishWake } from '../../../shared/redis.js'
 import { getSession, type SessionStatus, type SetupDeps } from './sessions.js'
 import { seal } from './seal.js'
 import { mintProjectKeys } from '../projects/create-project.js'
+import { OWNER_OF_PROJECT } from '../projects/project-queries.js'
 
 export interface SessionForApproval {
   pollId: string
@@ -58,7 +59,7 @@ export async function approveSetupSession(deps: SetupDeps, pollId: string, userI
       if (session.status !== 'pending') return { ok: false, code: 'not_pending', message: session.status === 'failed' ? session.message : 'This request was already approved.' } as const
       let projectId: string
       if (choice.kind === 'existing') {
-        const { rows } = await tx.query<{ id: string }>('SELECT id FROM projects WHERE id = $1 AND owner_id = $2', [choice.projectId, userId])
+        const { rows } = await tx.query<{ id: string }>(`SELECT id FROM projects WHERE id = $1 AND ${OWNER_OF_PROJECT}`, [choice.projectId, userId])
         if (!rows[0]) return { ok: false, code: 'not_owner', message: 'You can only connect a project you own. Pick one of yours or create a new one.' } as const
         projectId = rows[0].id
       } else {

@@ -25,6 +25,10 @@ function textField(query: URLSearchParams, name: string, label: string, type = '
 }
 
 /** The filters form, filled with what the query asks (base: the list's path). */
+/** The assignee choices of the filters form (a member's id works in the address too). */
+const ASSIGNEE_CHOICES: ReadonlyArray<[string, string]> = [['', 'Anyone or nobody'], ['me', 'Assigned to me'], ['none', 'Unassigned']]
+
+/** The filters form. */
 export function filtersForm(base: string, query: URLSearchParams): SafeHtml {
   const status = query.get('status') ?? ''
   return html`<form method="get" action="${base}" class="issue-filters" role="search">
@@ -35,6 +39,7 @@ ${textField(query, 'q', 'Search')}
 ${textField(query, 'release', 'Release')}
 ${textField(query, 'environment', 'Environment')}
 ${textField(query, 'user', 'User')}
+<label class="filter"><span>Assigned</span> <select name="assignee">${ASSIGNEE_CHOICES.map(([value, label]) => option(value, label, query.get('assignee') ?? ''))}</select></label>
 </p>
 <p class="filters">
 ${textField(query, 'first_seen_from', 'First seen from', 'date')}

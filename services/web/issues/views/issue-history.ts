@@ -22,6 +22,8 @@ const ACTIONS: Readonly<Record<HistoryLine['action'], string>> = {
   unmerge: 'Merge undone',
   unmerged: 'A merged issue taken back out',
   pull_request: 'Fix pull request',
+  assign: 'Assigned',
+  unassign: 'Unassigned',
 }
 
 /** Who made the change, as a cell. */
@@ -65,6 +67,10 @@ function detail(line: HistoryLine, issuesBase: string): SafeHtml {
       return html`from ${issueRef(issuesBase, d.from, undefined)}`
     case 'unmerged':
       return issueRef(issuesBase, d.source, undefined)
+    case 'assign':
+      return html`to <span class="assignee">${text(d.to_label) ?? 'a member'}</span>${text(d.from_label) ? html` (was ${text(d.from_label)})` : ''}`
+    case 'unassign':
+      return text(d.from_label) ? html`(was <span class="assignee">${text(d.from_label)}</span>)` : html``
     default:
       return html``
   }

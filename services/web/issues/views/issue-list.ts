@@ -49,7 +49,8 @@ export function issuesPage(viewer: Viewer, project: ProjectFacts, view: IssueLis
   const changed = query.get('changed')
   const notice = changed !== null && /^\d{1,4}$/.test(changed) ? html`<p class="notice bulk-notice" role="status">${changed === '1' ? '1 issue changed.' : `${changed} issues changed.`}</p>` : ''
   const body = view.error ? html`<p class="notice filter-error" role="alert">${view.error}</p>` : search ? list(viewer, base, query, search) : ''
-  return projectFrame(viewer, project, 'issues', 'Issues', html`<h1>Issues</h1>${notice}${filtersForm(base, query)}${body}`)
+  const mine = query.get('assignee') === 'me' ? html`<a href="${listHref(base, query, 'assignee', undefined)}">All issues</a>` : html`<a href="${listHref(base, query, 'assignee', 'me')}" class="assigned-to-me">Assigned to me</a>`
+  return projectFrame(viewer, project, 'issues', 'Issues', html`<h1>Issues</h1>${notice}<p class="quick-filters">${mine}</p>${filtersForm(base, query)}${body}`)
 }
 
 function list(viewer: Viewer, base: string, query: URLSearchParams, search: IssueSearch): SafeHtml {
@@ -69,11 +70,11 @@ function list(viewer: Viewer, base: string, query: URLSearchParams, search: Issu
   const next = nextCursor ? html`<p class="pager"><a rel="next" href="${listHref(base, query, 'cursor', nextCursor)}">Next page</a></p>` : ''
   return html`${toggle}<form method="post" action="${`${base}/bulk`}" class="bulk">${csrfField(viewer)}<input type="hidden" name="back" value="${withParam(query, 'cursor', undefined)}">
 ${bulkBar()}
-<table class="issues"><thead><tr><th scope="col"><span class="sr-only">Select</span></th><th scope="col">Issue</th><th scope="col">Triage</th><th scope="col">Status</th><th scope="col" class="num">Events</th><th scope="col" class="num">Users</th><th scope="col">Last seen</th></tr></thead><tbody>
+<table class="issues"><thead><tr><th scope="col"><span class="sr-only">Select</span></th><th scope="col">Issue</th><th scope="col">Triage</th><th scope="col">Assignee</th><th scope="col">Status</th><th scope="col" class="num">Events</th><th scope="col" class="num">Users</th><th scope="col">Last seen</th></tr></thead><tbody>
 ${issues.map(
   (issue) => html`<tr data-issue="${issue.id}"><td><input type="checkbox" name="issue" value="${issue.id}" aria-labelledby="${`title-${issue.id}`}"></td>
 <td><span id="${`title-${issue.id}`}"><a href="${`${base}/${issue.id}`}">${issue.title}</a>${issue.noise ? html` ${noiseBadge(issue.noise)}` : ''}</span>${issue.merged_count > 0 ? html` <span class="muted small">+${issue.merged_count} merged</span>` : ''}${issue.culprit ? html`<div class="muted small">${issue.culprit}</div>` : ''}</td>
-<td class="nowrap">${triageBadge(issue.triage, issue.regressed_at)}</td><td><span class="status">${issue.status}</span></td><td class="num">${issue.event_count}</td><td class="num">${issue.user_count}</td><td>${when(issue.last_seen)}</td></tr>`,
+<td class="nowrap">${triageBadge(issue.triage, issue.regressed_at)}</td><td class="assignee">${issue.assignee_label ?? html`<span class="muted">—</span>`}</td><td><span class="status">${issue.status}</span></td><td class="num">${issue.event_count}</td><td class="num">${issue.user_count}</td><td>${when(issue.last_seen)}</td></tr>`,
 )}
 </tbody></table>
 </form>

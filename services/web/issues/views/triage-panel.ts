@@ -2,7 +2,7 @@
  * The issue page's triage panel (docs/issues.md): where the team's triage stands (resolved how,
  * ignored until what, the latest regression, the merges) and the owner's forms: resolve now or in
  * the next release, ignore (for good, for a while, until more events or users), reopen, merge into
- * another issue, undo a merge. Titles of merged issues are event text: escaped like all of it.
+ * another issue, undo a merge; and who the issue is assigned to. Titles of merged issues are event text: escaped like all of it.
  */
 import type { IssueTriage } from '../../../grouper/read/triage.js'
 import { html, type SafeHtml } from '../../http/html.js'
@@ -19,6 +19,9 @@ export interface TriagePanel {
   issuesBase: string
   eventCount: number
   userCount: number
+  /** Who the issue is assigned to, and the project's members to pick from (<base>/assign). */
+  assignee: { id: string; label: string } | null
+  members: ReadonlyArray<{ id: string; label: string }>
 }
 
 const LABELS: Readonly<Record<IssueTriage['triage'], string>> = { open: 'Open', resolved: 'Resolved', ignored: 'Ignored' }
@@ -70,7 +73,7 @@ ${triage.regressedAt ? html`<p class="triage-regression">${regression}.</p>` : '
 ${triage.mergedInto ? html`<p class="triage-merged-into">Merged into ${issueLink(panel, triage.mergedInto)}: its new events land there.</p>` : ''}
 ${triage.mergedFrom.length > 0 ? html`<p class="triage-merged-from">Merged here: ${triage.mergedFrom.map((issue, i) => html`${i > 0 ? ', ' : ''}${issueLink(panel, issue)}`)}.</p>` : ''}`
   if (!viewer.session) return html`<section class="triage" aria-labelledby="triage-heading"><h2 id="triage-heading">Triage</h2>${facts}</section>`
-  const forms = triage.mergedInto ? unmergeForm(viewer, panel) : html`${triageForm(viewer, panel)}${mergeForm(viewer, panel)}`
+  const forms = html`${assignForm(viewer, panel)}${triage.mergedInto ? unmergeForm(viewer, panel) : html`${triageForm(viewer, panel)}${mergeForm(viewer, panel)}`}`
   return html`<section class="triage" aria-labelledby="triage-heading"><h2 id="triage-heading">Triage</h2>
 ${facts}
 ${forms}
@@ -90,6 +93,16 @@ ${state !== 'open' ? html`<button type="submit" name="action" value="reopen" cla
 <span class="ignore-choice"><label for="triage-ignore">Ignore</label> <select id="triage-ignore" name="ignore">${IGNORE_CHOICES.map((choice) => html`<option value="${choice.value}">${choice.label}</option>`)}</select>
 <button type="submit" name="action" value="ignore" class="secondary">Ignore</button></span>
 </p>
+</form>`
+}
+
+/** Who the issue is assigned to, and a select of the members to assign it to (or nobody). */
+function assignForm(viewer: Viewer, panel: TriagePanel): SafeHtml {
+  const current = panel.assignee?.id ?? ''
+  const choices: ReadonlyArray<{ id: string; label: string }> = [{ id: '', label: 'Nobody' }, ...panel.members]
+  return html`<form method="post" action="${`${panel.base}/assign`}" class="assign-form">${csrfField(viewer)}
+<p><label for="assignee">Assigned to</label> <select id="assignee" name="assignee">${choices.map((m) => html`<option value="${m.id}"${m.id === current ? html` selected` : ''}>${m.label}</option>`)}</select>
+<button type="submit" class="secondary">Assign</button>${panel.assignee ? html` <span class="assignee-now">now: ${panel.assignee.label}</span>` : ''}</p>
 </form>`
 }
 

@@ -56,12 +56,12 @@ export function knownProblemsPage(viewer: Viewer, project: ProjectFacts, data: K
 </form>
 ${data.problems.length === 0 ? html`<p class="empty">${emptyText(data, filtered)}</p>` : problemsTable(project.id, data.problems)}
 ${pager(project.id, data)}
-${autoInvestigation(viewer, project.id, data.autoInvestigate)}`,
+${project.role === 'owner' ? autoInvestigation(viewer, project.id, data.autoInvestigate) : ''}`,
   )
 }
 
 /**
- * The owner's switch for projects.friction_auto_investigate. Off by default: a published known
+ * The owner's switch for projects.friction_auto_investigate (a setting: members do not see it). Off by default: a published known
  * problem waits (awaiting approval) until a person presses Investigate, since its evidence is
  * other people's sessions and an investigation spends model budget. Turning it on applies to
  * known problems published from then on; those already waiting keep their Investigate button.

@@ -3,6 +3,7 @@
  * its input schema in schemas/mcp-*.json; adding a tool is a file here and a line below.
  */
 import type { ToolDefinition } from '../tool.js'
+import { assignIssueTool } from './assign-issue.js'
 import { getIssue } from './get-issue.js'
 import { getIssueHistory } from './get-issue-history.js'
 import { getLatestDigest } from './get-latest-digest.js'
@@ -28,5 +29,6 @@ export const TOOLS: readonly ToolDefinition[] = [
   resolveIssue,
   ignoreIssue,
   reopenIssue,
+  assignIssueTool,
   getIssueHistory,
 ]

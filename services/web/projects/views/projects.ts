@@ -20,7 +20,7 @@ export function projectsPage(viewer: Viewer, projects: readonly ProjectSummary[]
       ? noProjects(developmentStartup)
       : html`<ul class="cards">${projects.map(
           (project) => html`<li><a href="/projects/${project.id}"><strong>${project.name}</strong></a>
-      <span class="muted">${project.issue_count} issue${project.issue_count === 1 ? '' : 's'} · created ${when(project.created_at)}</span></li>`,
+      <span class="muted">${project.issue_count} issue${project.issue_count === 1 ? '' : 's'} · ${project.role} · created ${when(project.created_at)}</span></li>`,
         )}</ul>`
   return layout(viewer, 'Projects', html`<h1>Projects</h1><p class="actions"><a class="button primary" href="/projects/new" id="new-project">New project</a></p>${list}`)
 }
