@@ -1,13 +1,14 @@
 /**
- * Members as two people do it in Chromium, each in their own browser context: the owner invites,
- * the colleague signs up from the link and accepts, resolves an issue and assigns it to themself;
- * the owner removes them, and the colleague's next page load is refused.
+ * Members as two people do it in Chromium, each in their own browser context: the owner creates a
+ * project on the dashboard and invites; the colleague signs up from the link and accepts, resolves
+ * an issue and assigns it to themself; the owner removes them, and the colleague's next page load
+ * is refused.
  */
 import type { Locator, Page } from 'playwright-core'
 import t from 'tap'
 import { cookieName } from '../../services/web/http/cookies.js'
 import { launchChromium } from '../helpers/browser.js'
-import { approveNewProject, DashboardClient } from '../helpers/dashboard.js'
+import { DashboardClient } from '../helpers/dashboard.js'
 import { insertIssue } from '../helpers/members.js'
 import { startTestStack } from '../helpers/stack.js'
 
@@ -21,14 +22,19 @@ t.test('an owner invites a colleague who signs up, accepts, resolves and assigns
   const stack = await startTestStack(t)
   const client = new DashboardClient(stack.baseUrl)
   await client.signUp('owner@example.test')
-  const projectId = await approveNewProject(stack, client, 'Shop')
-  const issueId = await insertIssue(stack, projectId, 'TypeError: cart is undefined')
   const browser = await launchChromium(t)
 
   const ownerContext = await browser.newContext({ viewport: { width: 1280, height: 900 } })
   await ownerContext.addCookies([{ name: cookieName('session', false), value: client.cookies.get(cookieName('session', false))!, url: stack.baseUrl }])
   const owner = await ownerContext.newPage()
-  t.equal((await owner.goto(`${stack.baseUrl}/projects/${projectId}`))?.status(), 200)
+  // The owner creates the project from the dashboard, without a coding agent.
+  t.equal((await owner.goto(`${stack.baseUrl}/projects/new`))?.status(), 200)
+  await owner.getByLabel('Name').fill('Shop')
+  t.equal(await submit(owner, owner.getByRole('button', { name: 'Create project' })), 200)
+  t.equal(await submit(owner, owner.getByRole('link', { name: 'Open the project' })), 200)
+  const projectId = new URL(owner.url()).pathname.split('/')[2]!
+  t.match(projectId, /^[0-9a-f-]{36}$/, 'the project page of the new project')
+  const issueId = await insertIssue(stack, projectId, 'TypeError: cart is undefined')
   t.equal(await submit(owner, owner.getByRole('link', { name: 'Members' })), 200)
   await owner.locator('#role').selectOption('member')
   t.equal(await submit(owner, owner.getByRole('button', { name: 'Create invitation link' })), 200)
