@@ -74,6 +74,10 @@ export function streamKeys(prefix: string) {
     digests: `${prefix}stream:digests`,
     /** The digester's fleet-wide slots (DIGEST_MAX_CONCURRENT); its sweep's lock is this key plus ":sweep". */
     digestSlots: `${prefix}digester:slots`,
+    /** One entry per alert delivery to send ({ alert: <id> }); its state lives in alert_deliveries. */
+    alerts: `${prefix}stream:alerts`,
+    /** The alerter's fleet-wide slots for chat posts (ALERT_MAX_CONCURRENT). */
+    alertSlots: `${prefix}alerter:slots`,
     /** The fleet-wide investigation slots (INVESTIGATION_MAX_CONCURRENT): holder → lease expiry. */
     investigationSlots: `${prefix}investigator:slots`,
     rateLimit: (keyId: string, window: number) => `${prefix}rl:ev:${keyId}:${window}`,

@@ -9,6 +9,7 @@ import { resolve } from 'node:path'
 import { parseEnv } from 'node:util'
 import { embeddingsConfig, type EmbeddingsConfig } from './embeddings.js'
 import { digestConfig, type DigestSettings } from './digest.js'
+import { alertConfig, type AlertSettings } from './alerts.js'
 import { fixHeldConfig, type FixHeldSettings } from './fix-held.js'
 import { frictionConfig, type FrictionLimits } from './friction.js'
 import { objectStore, type ObjectStoreConfig } from './object-store.js'
@@ -76,6 +77,8 @@ export interface Config {
   readonly digest: DigestSettings
   /** How long a member invitation link works (SVC_INVITATION_TTL_DAYS, 7: a colleague back from a few days off still finds it working). */
   readonly invitationTtlMs: number
+  /** The alerter's fold, retries and sweep (ALERT_*). */
+  readonly alerts: AlertSettings
   /** How often `svc up` restarted this process after it exited on its own (SVC_RESTARTS, set by svc up); shown by /health. */
   readonly restarts: number
 }
@@ -277,6 +280,7 @@ export function loadConfig(env: Env = readEnv()): Config {
     toolServer: toolServerConfig(env),
     digest: digestConfig(env),
     invitationTtlMs: int(env, 'SVC_INVITATION_TTL_DAYS', 7, 1, 365) * DAY,
+    alerts: alertConfig(env),
     restarts: int(env, 'SVC_RESTARTS', 0, 0),
   }
   return deepFreeze(config)
