@@ -49,7 +49,7 @@ export function isRedisConnectionError(error: unknown): boolean {
 export function streamKeys(prefix: string) {
   return Object.freeze({
     events: `${prefix}stream:events`,
-    /** Issues that gained events, published by the grouper after each commit (admission reads it). */
+    /** Issues that gained events, published by the grouper after each commit (admission and the alerter read it). */
     issueChanges: `${prefix}stream:issue-changes`,
     /** One entry per investigation to run (the investigation's id); job state lives in PostgreSQL. */
     investigations: `${prefix}stream:investigations`,
