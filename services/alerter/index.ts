@@ -76,7 +76,7 @@ export function createAlerter(deps: AlerterDeps): HostedService {
     name: 'alerter',
     consumers: [
       firings,
-      ...consumeJobs(host, { stream: deps.keys.alerts, group: GROUPS.alertDeliveries, loops: Math.max(1, Math.min(deps.settings.maxConcurrent, 4)), kinds: [leasedKind(kind, ALERT_ENTRY, { orm: deps.orm, slots, leaseMs, log, paused })] }),
+      ...consumeJobs(host, { stream: deps.keys.alerts, group: GROUPS.alertDeliveries, kinds: [leasedKind(kind, ALERT_ENTRY, { orm: deps.orm, slots, leaseMs, log, paused })] }),
     ],
     sweeper,
     waitingFor: waitingForDatabase(deps.db),
