@@ -14,6 +14,7 @@ import type { StreamEntry } from '../../shared/streams/index.js'
 import { GROUPS } from '../../shared/topology.js'
 import { decide } from './decide.js'
 import { ALERT_ENTRY, deliveriesDue, deliveryJob } from './delivery.js'
+import { alertHealth } from './health.js'
 import { firedWithinHour, recordFirings } from './record-firings.js'
 
 /** The alerter's entities, for the process that opens the ORM it works through. */
@@ -80,6 +81,7 @@ export function createAlerter(deps: AlerterDeps): HostedService {
     ],
     sweeper,
     waitingFor: waitingForDatabase(deps.db),
+    details: () => alertHealth(deps.db, slots, deps.settings, deps.chat !== undefined),
   })
   return {
     ...service,

@@ -14,7 +14,7 @@ t.test('a new issue alerts once with its title and link, and its second event do
   const a = await startAlertStack(t)
   const issue = await a.issueOf(await a.send('checkoutTotal'))
   const [post] = await waitFor(async () => (a.posts().length > 0 ? a.posts() : undefined), 10_000)
-  t.equal(post, `Alert for e2e:\n• \`Error: checkoutTotal failed\`: new issue. ${a.stack.config.baseUrl.replace(/\/+$/, '')}/projects/${a.stack.projectId}/issues/${issue}`)
+  t.equal(post, `Alert for e2e:\n• \`Error: checkoutTotal failed\`: new issue. ${a.stack.config.baseUrl.replace(/\/+$/, '')}/projects/${a.stack.projectId}/issues/${issue}`, 'the title as inline code, the rule, the link')
   await a.send('checkoutTotal')
   await a.settled()
   t.equal(a.posts().length, 1, 'the second event posted nothing')
@@ -23,6 +23,8 @@ t.test('a new issue alerts once with its title and link, and its second event do
     [issue],
   )
   t.same(rows, [{ kind: 'new_issue', state: 'delivered', sends: 1 }], 'one firing, delivered by one post')
+  const health = await (await fetch(`http://127.0.0.1:${a.stack.worker!.healthPort}/health`)).text()
+  t.match(health, /alerts: posting=0 max_concurrent=4 chat=plugin loaded pending=0 sending=0/, '/health shows the alerter')
 })
 
 t.test('a resolved issue that gets an event again alerts as a regression, and a second regression within the hour does not', async (t) => {
@@ -46,7 +48,7 @@ t.test('a resolved issue that gets an event again alerts as a regression, and a 
 
 t.test('a spike alerts once an issue passes its events in the minutes, not at them', async (t) => {
   const a = await startAlertStack(t)
-  t.same(await setAlertRule(a.stack.db, a.stack.projectId, { kind: 'spike', enabled: true, spikeEvents: 3, spikeUsers: 0, spikeMinutes: 10 }), [])
+  t.same(await setAlertRule(a.stack.db, a.stack.projectId, { kind: 'spike', enabled: true, spikeEvents: 3, spikeUsers: 0, spikeMinutes: 10 }), [], 'the spike rule is saved at more than 3 events in 10 minutes')
   const issue = await a.issueOf(await a.send('syncCart'))
   for (let i = 0; i < 2; i++) await a.send('syncCart')
   await a.settled()
@@ -59,12 +61,12 @@ t.test('a spike alerts once an issue passes its events in the minutes, not at th
   const fired = await a.stack.db.query<{ kind: string; detail: { events: number } }>(`SELECT kind, detail FROM alert_firings WHERE issue_id = $1 AND kind = 'spike'`, [issue])
   t.equal(fired.rows.length, 1, 'one spike in the hour, however many events follow')
   t.equal(fired.rows[0]!.detail.events, 4, 'counted up to one past the threshold')
-  t.equal(a.posts().length, 2)
+  t.equal(a.posts().length, 2, 'the new issue and the spike, posted once each')
 })
 
 t.test('noise and ignored issues never alert, and a rule turned off never fires', async (t) => {
   const a = await startAlertStack(t)
-  t.same(await setAlertRule(a.stack.db, a.stack.projectId, { kind: 'spike', enabled: true, spikeEvents: 1, spikeUsers: 0, spikeMinutes: 10 }), [])
+  t.same(await setAlertRule(a.stack.db, a.stack.projectId, { kind: 'spike', enabled: true, spikeEvents: 1, spikeUsers: 0, spikeMinutes: 10 }), [], 'a spike at more than 1 event')
   const noise = await a.issueOf(await a.send('observer', { error: { type: 'Error', message: 'ResizeObserver loop completed with undelivered notifications.', stack: '' } }))
   const ignored = await a.issueOf(await a.send('quietWidget'))
   await a.settled()
@@ -73,11 +75,11 @@ t.test('noise and ignored issues never alert, and a rule turned off never fires'
     await a.send('quietWidget')
     await a.send('observer', { error: { type: 'Error', message: 'ResizeObserver loop completed with undelivered notifications.', stack: '' } })
   }
-  t.same(await setAlertRule(a.stack.db, a.stack.projectId, { kind: 'new_issue', enabled: false }), [])
+  t.same(await setAlertRule(a.stack.db, a.stack.projectId, { kind: 'new_issue', enabled: false }), [], 'the new-issue rule turned off')
   const unannounced = await a.issueOf(await a.send('neverAnnounced'))
   await a.settled()
   const fired = await a.stack.db.query<{ issue_id: string; kind: string }>('SELECT issue_id, kind FROM alert_firings ORDER BY fired_at')
   t.same(fired.rows, [{ issue_id: ignored, kind: 'new_issue' }], 'only the ignored issue\'s first event, while it was still open')
   t.notOk(fired.rows.some((row) => row.issue_id === noise || row.issue_id === unannounced), 'noise and a new issue with its rule off: nothing')
-  t.equal(a.posts().length, 1)
+  t.equal(a.posts().length, 1, 'one message in all')
 })
