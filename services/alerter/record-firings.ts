@@ -4,7 +4,8 @@
  * hour before; its window starts at the firing, and the unique key (issue, rule, window) holds even
  * if two consumers met the same entry. A project whose chat is connected and not broken gets its
  * firings folded into its gathering delivery (pending, no message yet), or a new one due after the
- * gather delay; otherwise the firings are recorded without a delivery.
+ * gather delay; otherwise (or for events received before the chat was connected) the firings are
+ * recorded without a delivery.
  */
 import type { Db, Queryable } from '../../shared/db/index.js'
 import type { Candidate } from './decide.js'
@@ -37,21 +38,23 @@ export async function recordFirings(db: Db, candidates: readonly Candidate[], ga
     const fired = await firedWithinHour(client, candidates.map((c) => [c.issueId, c.kind] as const))
     const fresh = candidates.filter((c) => !fired.has(`${c.issueId}|${c.kind}`))
     if (fresh.length === 0) return { fired: 0, opened: [] }
-    const { rows: inserted } = await client.query<{ id: string; project_id: string }>(
+    const { rows: inserted } = await client.query<{ id: string; project_id: string; received_at: string | null }>(
       `INSERT INTO alert_firings (project_id, issue_id, kind, window_start, detail)
        SELECT p, i, k, now(), d FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[]) AS x(p, i, k, d)
        ON CONFLICT (issue_id, kind, window_start) DO NOTHING
-       RETURNING id, project_id`,
+       RETURNING id, project_id, detail->>'receivedAt' AS received_at`,
       [fresh.map((c) => c.projectId), fresh.map((c) => c.issueId), fresh.map((c) => c.kind), fresh.map((c) => JSON.stringify(c.detail))],
     )
     const projects = [...new Set(inserted.map((row) => row.project_id))].sort()
-    const { rows: ready } = await client.query<{ id: string }>(
-      `SELECT id FROM projects WHERE id = ANY($1::uuid[]) AND chat_webhook_url <> '' AND chat_connected_at IS NOT NULL AND chat_broken_at IS NULL`,
+    const { rows: ready } = await client.query<{ id: string; connected_at: Date }>(
+      `SELECT id, chat_connected_at AS connected_at FROM projects WHERE id = ANY($1::uuid[]) AND chat_webhook_url <> '' AND chat_connected_at IS NOT NULL AND chat_broken_at IS NULL`,
       [projects],
     )
     const opened: string[] = []
-    for (const { id: projectId } of ready) {
-      const firings = inserted.filter((row) => row.project_id === projectId).map((row) => row.id)
+    for (const { id: projectId, connected_at: connectedAt } of ready) {
+      // A chat connected after the events were received is not told about them: what it hears starts with it.
+      const firings = inserted.filter((row) => row.project_id === projectId && (row.received_at === null || Number(row.received_at) >= connectedAt.getTime())).map((row) => row.id)
+      if (firings.length === 0) continue
       // The delivery still gathering: its claim (state sending) ends the gathering under this row lock.
       const { rows: gathering } = await client.query<{ id: string }>(
         `SELECT id FROM alert_deliveries WHERE project_id = $1 AND state = 'pending' AND message IS NULL ORDER BY created_at LIMIT 1 FOR UPDATE`,
