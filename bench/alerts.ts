@@ -4,9 +4,10 @@
  * and one worker hosting the grouper and the alerter run as `svc` child processes on a throwaway
  * PostgreSQL and Redis (or BENCH_DATABASE_URL / BENCH_REDIS_URL); a loopback chat receiver notes
  * when each post arrives. One event in 50 is a bug never seen before (a new issue, so a new-issue
- * alert); the rest repeat 200 known bugs. Each alerted issue's latency is its post's arrival minus
- * the receipt its firing recorded (the earliest of its batch); p50 and p99 are printed with the
- * messages' sizes. With the default gather delay (ALERT_GATHER_SECONDS, 2 s) most of it is the
+ * alert); the rest repeat 200 known bugs, whose own issues are made (and alerted) in a warm-up
+ * first. Each alerted issue's latency is the arrival of the post carrying it (its delivery's stored
+ * message is the text posted) minus the receipt its firing recorded (the earliest of its batch);
+ * p50 and p99 are printed with the messages' sizes. With the default gather delay (ALERT_GATHER_SECONDS, 2 s) most of it is the
  * wait that folds alerts into one message. Figures only: nothing is asserted.
  */
 import { randomBytes } from 'node:crypto'
@@ -105,25 +106,47 @@ try {
   await waitHttp(`http://127.0.0.1:${WORKER_HEALTH_PORT}/health`)
   children.push(await startIngressChild(env))
 
+  const url_ = `http://127.0.0.1:${INGRESS_PORT}/api/v1/events`
+  const headers = { 'Content-Type': 'application/json', 'X-API-Key': SEED_INGEST_KEY }
+  /** Waits until every firing's delivery ended (2 minutes at most). */
+  const settled = async (): Promise<void> => {
+    const deadline = Date.now() + 120_000
+    for (let quiet = 0; quiet < 5 && Date.now() < deadline; ) {
+      const { rows } = await db.query<{ open: number }>(`SELECT count(*)::int AS open FROM alert_deliveries WHERE state NOT IN ('delivered', 'failed', 'broken')`)
+      quiet = rows[0]!.open === 0 ? quiet + 1 : 0
+      await new Promise((resolve) => setTimeout(resolve, 400))
+    }
+  }
+  // Warm-up: the 200 repeating bugs' own issues (and their new-issue alerts) before the measured run.
+  await pacedPost(url_, headers, 200, 200, (i) => JSON.stringify(realisticEvent(i)))
+  await settled()
+  const since = (await db.query<{ now: Date }>('SELECT now()')).rows[0]!.now
+
   const run = randomBytes(3).toString('hex')
   const count = RATE * SECONDS
-  console.log(`load: ${RATE.toLocaleString('en-US')} events/s for ${SECONDS} s, one in ${NEW_EVERY} a new issue (${Math.ceil(count / NEW_EVERY)} alerts); gather ${process.env.ALERT_GATHER_SECONDS ?? '2'} s`)
-  const sent = await pacedPost(`http://127.0.0.1:${INGRESS_PORT}/api/v1/events`, { 'Content-Type': 'application/json', 'X-API-Key': SEED_INGEST_KEY }, RATE, count, (i) => eventBody(i, run))
-  if (sent.failures.size > 0) console.log(`failed posts: ${[...sent.failures].map(([why, n]) => `${why} ×${n}`).join(', ')}`)
   const expected = Math.ceil(count / NEW_EVERY)
+  console.log(`load: ${RATE.toLocaleString('en-US')} events/s for ${SECONDS} s, one in ${NEW_EVERY} a new issue (${expected} alerts); gather ${process.env.ALERT_GATHER_SECONDS ?? '2'} s`)
+  const sent = await pacedPost(url_, headers, RATE, count, (i) => eventBody(i + 200, run))
+  if (sent.failures.size > 0) console.log(`failed posts: ${[...sent.failures].map(([why, n]) => `${why} ×${n}`).join(', ')}`)
   const deadline = Date.now() + 120_000
-  for (;;) {
-    const { rows } = await db.query<{ fired: number; open: number }>(`SELECT (SELECT count(*) FROM alert_firings)::int AS fired, (SELECT count(*) FROM alert_deliveries WHERE state NOT IN ('delivered', 'failed', 'broken'))::int AS open`)
-    if ((rows[0]!.fired >= expected && rows[0]!.open === 0) || Date.now() > deadline) break
+  while (Date.now() < deadline) {
+    const { rows } = await db.query<{ fired: number }>(`SELECT count(*)::int AS fired FROM alert_firings WHERE fired_at > $1`, [since])
+    if (rows[0]!.fired >= expected) break
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
+  await settled()
 
-  const { rows: firings } = await db.query<{ issue_id: string; received_at: string }>(`SELECT issue_id, (detail->>'receivedAt') AS received_at FROM alert_firings WHERE kind = 'new_issue'`)
-  const postedAt = new Map<string, number>()
-  for (const post of posts) for (const [, id] of post.text.matchAll(/\/issues\/([0-9a-f-]{36})/g)) if (!postedAt.has(id!)) postedAt.set(id!, post.at)
-  const latencies = firings.filter((f) => postedAt.has(f.issue_id) && f.received_at).map((f) => postedAt.get(f.issue_id)! - Number(f.received_at)).sort((a, b) => a - b)
-  const perMessage = posts.map((post) => post.text.split('\n').length - 1).sort((a, b) => a - b)
-  console.log(`alerts: ${firings.length} fired of ${expected} new issues, ${latencies.length} posted, in ${posts.length} messages (alerts a message: median ${quantile(perMessage, 0.5)}, max ${perMessage.at(-1) ?? 0})`)
+  // A delivery's stored message is the text posted: its arrival is each of its firings' post.
+  const arrived = new Map(posts.map((post) => [post.text, post.at]))
+  const { rows: firings } = await db.query<{ received_at: string | null; message: string | null; lines: number }>(
+    `SELECT f.detail->>'receivedAt' AS received_at, d.message, (SELECT count(*) FROM alert_firings g WHERE g.delivery_id = d.id)::int AS lines
+       FROM alert_firings f JOIN alert_deliveries d ON d.id = f.delivery_id WHERE f.fired_at > $1 AND f.kind = 'new_issue'`,
+    [since],
+  )
+  const latencies = firings.filter((f) => f.received_at && f.message !== null && arrived.has(f.message)).map((f) => arrived.get(f.message!)! - Number(f.received_at)).sort((a, b) => a - b)
+  const messages = new Map(firings.map((f) => [f.message, f.lines]))
+  const perMessage = [...messages.values()].sort((a, b) => a - b)
+  console.log(`alerts: ${firings.length} fired of ${expected} new issues, ${latencies.length} posted, in ${messages.size} messages (alerts a message: median ${quantile(perMessage, 0.5)}, max ${perMessage.at(-1) ?? 0})`)
   console.log(`alert latency, event receipt to chat post: p50 ${quantile(latencies, 0.5)} ms, p99 ${quantile(latencies, 0.99)} ms, max ${latencies.at(-1) ?? NaN} ms`)
   console.log(`load average ${loadavg()[0]!.toFixed(2)} at the end`)
 } finally {

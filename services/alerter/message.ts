@@ -41,10 +41,19 @@ export function ruleWords(line: Pick<FiringLine, 'kind' | 'detail'>): string {
   return `spike: ${parts.join(' and ') || 'past its numbers'} in ${spikeMinutes} minutes`
 }
 
+/**
+ * Lines one message lists at most: a burst (a deploy that breaks everything) still makes a message
+ * a person reads, and stays within what chats take (Slack cuts at 40,000 characters, Discord 2,000
+ * a message); the rest are counted with a link to the project's alerts page.
+ */
+export const MAX_LINES = 10
+
 /** The message folding lines, for the project named projectName, linking into the dashboard at baseUrl. */
 export function composeAlert(projectName: string, baseUrl: string, lines: readonly FiringLine[]): string {
   const base = baseUrl.replace(/\/+$/, '')
   const heading = lines.length === 1 ? `Alert for ${escapeChat(cleanText(projectName, 80))}:` : `${lines.length} alerts for ${escapeChat(cleanText(projectName, 80))}:`
-  const items = lines.map((line) => `• ${inertTitle(line.title)}: ${ruleWords(line)}. ${base}/projects/${line.projectId}/issues/${line.issueId}`)
+  const items = lines.slice(0, MAX_LINES).map((line) => `• ${inertTitle(line.title)}: ${ruleWords(line)}. ${base}/projects/${line.projectId}/issues/${line.issueId}`)
+  const more = lines.length - items.length
+  if (more > 0) items.push(`…and ${more} more: ${base}/projects/${lines[0]!.projectId}/alerts`)
   return [heading, ...items].join('\n')
 }

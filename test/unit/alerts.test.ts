@@ -40,3 +40,12 @@ t.test('an alert message lists each firing with its inert title, its rule and th
   ].join('\n'))
   t.equal(ruleWords({ kind: 'spike', detail: { events: 5, users: 21, spikeEvents: 100, spikeUsers: 20, spikeMinutes: 10 } }), 'spike: more than 20 users in 10 minutes')
 })
+
+t.test('a burst of alerts lists the first ten and counts the rest with a link to the alerts page', async (t) => {
+  const lines = Array.from({ length: 13 }, (_, i) => ({ projectId: 'p1', issueId: `i${i}`, title: `Error ${i}`, kind: 'new_issue' as const, detail: {} }))
+  const text = composeAlert('Shop', 'https://svc.example.com', lines).split('\n')
+  t.equal(text[0], '13 alerts for Shop:')
+  t.equal(text.length, 12, 'the heading, ten alerts, the rest counted')
+  t.equal(text[10], '• `Error 9`: new issue. https://svc.example.com/projects/p1/issues/i9')
+  t.equal(text[11], '…and 3 more: https://svc.example.com/projects/p1/alerts')
+})
