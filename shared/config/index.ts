@@ -15,6 +15,7 @@ import { frictionConfig, type FrictionLimits } from './friction.js'
 import { objectStore, type ObjectStoreConfig } from './object-store.js'
 import { pluginsConfig, type PluginsConfig } from './plugins.js'
 import { pullRequestPolling, type PullRequestPolling } from './pull-requests.js'
+import type { RecordingSettings } from './recordings.js'
 import { services, type ServiceName } from './services.js'
 import { toolServerConfig, type ToolServerLimits } from './tool-server.js'
 import { connectionUrl, ConfigError, deepFreeze, int, oneOf, port, text, url, type Env } from './values.js'
@@ -24,6 +25,7 @@ export { ConfigError } from './values.js'
 export { SERVICE_NAMES, type ServiceName } from './services.js'
 export type { FixHeldSettings, PullRequestPolling }
 export type { ObjectStoreConfig } from './object-store.js'
+export type { RecordingSettings } from './recordings.js'
 export { EMBEDDINGS_SETTING_SOURCES, type EmbeddingsConfig } from './embeddings.js'
 export { PLUGIN_NAME, PLUGIN_SETTING_SOURCES, type PluginChoice, type PluginsConfig } from './plugins.js'
 
@@ -143,14 +145,6 @@ export interface InvestigationLimits {
   readonly pullRequests: PullRequestPolling
   /** "Held in production" of merged fixes (FIX_HELD_MIN_SESSIONS). */
   readonly fixHeld: FixHeldSettings
-}
-
-/** Session recordings (docs/recordings.md, "Closing and retention"). */
-export interface RecordingSettings {
-  /** How long a recording is kept after its last activity (SVC_RECORDING_RETENTION_DAYS). */
-  readonly retentionMs: number
-  /** A recording no chunk reached for this long is closed (SVC_RECORDING_IDLE_MINUTES); a later chunk reopens it. */
-  readonly idleMs: number
 }
 
 export interface Secrets {
