@@ -34,6 +34,48 @@ BEGIN
   RETURN NULL;
 END
 $$;
+CREATE TABLE public.alert_deliveries (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    project_id uuid NOT NULL,
+    state text DEFAULT 'pending'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    sends integer DEFAULT 0 NOT NULL,
+    not_before timestamp with time zone DEFAULT now() NOT NULL,
+    lease_until timestamp with time zone,
+    started_at timestamp with time zone,
+    version integer DEFAULT 1 NOT NULL,
+    message text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    first_sent_at timestamp with time zone,
+    delivered_at timestamp with time zone,
+    error text DEFAULT ''::text NOT NULL,
+    CONSTRAINT alert_deliveries_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'sending'::text, 'delivered'::text, 'failed'::text, 'broken'::text])))
+);
+CREATE TABLE public.alert_firings (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    project_id uuid NOT NULL,
+    issue_id uuid NOT NULL,
+    kind text NOT NULL,
+    window_start timestamp with time zone NOT NULL,
+    fired_at timestamp with time zone DEFAULT now() NOT NULL,
+    detail jsonb DEFAULT '{}'::jsonb NOT NULL,
+    delivery_id uuid,
+    CONSTRAINT alert_firings_kind_check CHECK ((kind = ANY (ARRAY['new_issue'::text, 'regression'::text, 'spike'::text])))
+);
+CREATE TABLE public.alert_rules (
+    project_id uuid NOT NULL,
+    kind text NOT NULL,
+    enabled boolean NOT NULL,
+    spike_events integer DEFAULT 100 NOT NULL,
+    spike_users integer DEFAULT 20 NOT NULL,
+    spike_minutes integer DEFAULT 60 NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT alert_rules_kind_check CHECK ((kind = ANY (ARRAY['new_issue'::text, 'regression'::text, 'spike'::text]))),
+    CONSTRAINT alert_rules_spike_events_check CHECK (((spike_events >= 0) AND (spike_events <= 10000000))),
+    CONSTRAINT alert_rules_spike_minutes_check CHECK (((spike_minutes >= 1) AND (spike_minutes <= 1440))),
+    CONSTRAINT alert_rules_spike_users_check CHECK (((spike_users >= 0) AND (spike_users <= 10000000)))
+);
 CREATE TABLE public.api_keys (
     id text NOT NULL,
     project_id uuid NOT NULL,
@@ -656,6 +698,14 @@ CREATE TABLE public.web_sessions (
 ALTER TABLE ONLY public.fix_evidence ALTER COLUMN id SET DEFAULT nextval('public.fix_evidence_id_seq'::regclass);
 ALTER TABLE ONLY public.investigation_citations ALTER COLUMN id SET DEFAULT nextval('public.investigation_citations_id_seq'::regclass);
 ALTER TABLE ONLY public.investigation_steps ALTER COLUMN id SET DEFAULT nextval('public.investigation_steps_id_seq'::regclass);
+ALTER TABLE ONLY public.alert_deliveries
+    ADD CONSTRAINT alert_deliveries_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.alert_firings
+    ADD CONSTRAINT alert_firings_issue_id_kind_window_start_key UNIQUE (issue_id, kind, window_start);
+ALTER TABLE ONLY public.alert_firings
+    ADD CONSTRAINT alert_firings_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.alert_rules
+    ADD CONSTRAINT alert_rules_pkey PRIMARY KEY (project_id, kind);
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.codehost_webhook_deliveries
@@ -776,6 +826,12 @@ ALTER TABLE ONLY public.users
     ADD CONSTRAINT users_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.web_sessions
     ADD CONSTRAINT web_sessions_pkey PRIMARY KEY (token_hash);
+CREATE INDEX alert_deliveries_due ON public.alert_deliveries USING btree (not_before) WHERE ((state = 'pending'::text) AND (lease_until IS NULL));
+CREATE INDEX alert_deliveries_gathering ON public.alert_deliveries USING btree (project_id) WHERE ((state = 'pending'::text) AND (message IS NULL));
+CREATE INDEX alert_deliveries_lease ON public.alert_deliveries USING btree (lease_until) WHERE (state = ANY (ARRAY['pending'::text, 'sending'::text]));
+CREATE INDEX alert_firings_delivery ON public.alert_firings USING btree (delivery_id) WHERE (delivery_id IS NOT NULL);
+CREATE INDEX alert_firings_project ON public.alert_firings USING btree (project_id, fired_at DESC);
+CREATE INDEX alert_firings_recent ON public.alert_firings USING btree (issue_id, kind, window_start DESC);
 CREATE INDEX api_keys_project ON public.api_keys USING btree (project_id);
 CREATE INDEX codehost_webhook_deliveries_received ON public.codehost_webhook_deliveries USING btree (received_at);
 CREATE INDEX digests_due ON public.digests USING btree (not_before) WHERE ((state = 'queued'::text) AND (lease_until IS NULL));
@@ -841,6 +897,16 @@ CREATE INDEX web_sessions_user ON public.web_sessions USING btree (user_id);
 CREATE TRIGGER digest_items_keep_facts BEFORE UPDATE ON public.digest_items FOR EACH ROW EXECUTE FUNCTION public.digest_items_keep_facts();
 CREATE TRIGGER digests_keep_payload BEFORE UPDATE ON public.digests FOR EACH ROW EXECUTE FUNCTION public.digests_keep_payload();
 CREATE TRIGGER projects_owner_membership AFTER INSERT OR UPDATE OF owner_id ON public.projects FOR EACH ROW WHEN ((new.owner_id IS NOT NULL)) EXECUTE FUNCTION public.project_owner_membership();
+ALTER TABLE ONLY public.alert_deliveries
+    ADD CONSTRAINT alert_deliveries_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.alert_firings
+    ADD CONSTRAINT alert_firings_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES public.alert_deliveries(id) ON DELETE SET NULL;
+ALTER TABLE ONLY public.alert_firings
+    ADD CONSTRAINT alert_firings_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.alert_firings
+    ADD CONSTRAINT alert_firings_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+ALTER TABLE ONLY public.alert_rules
+    ADD CONSTRAINT alert_rules_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.digest_items

@@ -49,7 +49,7 @@ export function isRedisConnectionError(error: unknown): boolean {
 export function streamKeys(prefix: string) {
   return Object.freeze({
     events: `${prefix}stream:events`,
-    /** Issues that gained events, published by the grouper after each commit (admission reads it). */
+    /** Issues that gained events, published by the grouper after each commit (admission and the alerter read it). */
     issueChanges: `${prefix}stream:issue-changes`,
     /** One entry per investigation to run (the investigation's id); job state lives in PostgreSQL. */
     investigations: `${prefix}stream:investigations`,
@@ -74,6 +74,10 @@ export function streamKeys(prefix: string) {
     digests: `${prefix}stream:digests`,
     /** The digester's fleet-wide slots (DIGEST_MAX_CONCURRENT); its sweep's lock is this key plus ":sweep". */
     digestSlots: `${prefix}digester:slots`,
+    /** One entry per alert delivery to send ({ alert: <id> }); its state lives in alert_deliveries. */
+    alerts: `${prefix}stream:alerts`,
+    /** The alerter's fleet-wide slots for chat posts (ALERT_MAX_CONCURRENT). */
+    alertSlots: `${prefix}alerter:slots`,
     /** The fleet-wide investigation slots (INVESTIGATION_MAX_CONCURRENT): holder → lease expiry. */
     investigationSlots: `${prefix}investigator:slots`,
     rateLimit: (keyId: string, window: number) => `${prefix}rl:ev:${keyId}:${window}`,

@@ -19,6 +19,10 @@ export const GROUPS = Object.freeze({
   matcher: 'matcher',
   /** The digester: writes, checks and delivers each project's daily digest (stream:digests). */
   digester: 'digester',
+  /** The alerter: decides alert firings from the issue-change notes (stream:issue-changes). */
+  alerter: 'alerter',
+  /** The alerter's deliveries: posts folded alerts to the project's chat (stream:alerts). */
+  alertDeliveries: 'alerter-deliveries',
 })
 
 /**
@@ -28,12 +32,13 @@ export const GROUPS = Object.freeze({
 export function streamTopology(keys: StreamKeys): ReadonlyArray<{ name: string; stream: string; groups: readonly string[] }> {
   return [
     { name: 'events', stream: keys.events, groups: [GROUPS.grouper] },
-    { name: 'issue-changes', stream: keys.issueChanges, groups: [GROUPS.admission] },
+    { name: 'issue-changes', stream: keys.issueChanges, groups: [GROUPS.admission, GROUPS.alerter] },
     { name: 'investigations', stream: keys.investigations, groups: [GROUPS.investigator] },
     { name: 'fixes', stream: keys.fixes, groups: [GROUPS.fixer] },
     { name: 'recordings', stream: keys.recordings, groups: [GROUPS.recorder] },
     { name: 'friction', stream: keys.friction, groups: [GROUPS.matcher] },
     { name: 'published-problems', stream: keys.publishedProblems, groups: [GROUPS.published] },
     { name: 'digests', stream: keys.digests, groups: [GROUPS.digester] },
+    { name: 'alerts', stream: keys.alerts, groups: [GROUPS.alertDeliveries] },
   ]
 }

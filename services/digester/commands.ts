@@ -18,3 +18,12 @@ export async function rescheduleDigest(tx: Queryable, projectId: string): Promis
 export async function mendChat(tx: Queryable, projectId: string): Promise<void> {
   await tx.query(`UPDATE projects SET chat_broken_at = NULL, chat_error = '' WHERE id = $1`, [projectId])
 }
+
+/**
+ * The chat refused the webhook (another actor's post, an alert's): the project's chat is marked
+ * broken as the digester's own delivery marks it, only while webhookUrl is still the connected one
+ * (a person may have connected a new one meanwhile). error is the plugin's redacted explanation.
+ */
+export async function markChatBroken(tx: Queryable, projectId: string, webhookUrl: string, error: string): Promise<void> {
+  await tx.query(`UPDATE projects SET chat_broken_at = now(), chat_error = $3 WHERE id = $1 AND chat_webhook_url = $2`, [projectId, webhookUrl, error.slice(0, 500)])
+}

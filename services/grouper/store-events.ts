@@ -104,7 +104,8 @@ export interface GrouperMemory {
 async function storePrepared(client: pg.PoolClient, prepared: Prepared[], outcome: BatchOutcome, known: GrouperMemory): Promise<{ issues: Map<string, string>; environments: Map<string, string>; seen: Map<string, string> }> {
   const environmentIds = await upsertEnvironments(client, prepared, known.environments)
   // A fingerprint's own issue is what is remembered; its events land where that issue was merged.
-  const own = await upsertIssues(client, prepared, known.issues)
+  const created = new Set<string>()
+  const own = await upsertIssues(client, prepared, known.issues, created)
   const { ids: issueIds, from } = await routeMerged(client, own)
   const inserted = await insertEvents(client, prepared, issueIds, environmentIds, from)
   outcome.stored = inserted.length
@@ -112,19 +113,32 @@ async function storePrepared(client: pg.PoolClient, prepared: Prepared[], outcom
   const seen = await recordSeen(client, inserted, issueIds, environmentIds, known.seen ?? new KnownIds())
   const actorGains = await upsertActors(client, inserted, issueIds)
   const triaged = await bumpIssueCounters(client, inserted, issueIds, actorGains)
-  await reopenOnEvents(client, triaged, inserted, issueIds)
-  outcome.changes = changesOf(prepared, issueIds)
+  const regressed = await reopenOnEvents(client, triaged, inserted, issueIds)
+  outcome.changes = changesOf(prepared, issueIds, { created, regressed, inserted: new Set(inserted.map((x) => x.envelope.id)) })
   return { issues: own, environments: environmentIds, seen }
 }
 
-/** Every non-noise issue the batch touched, with the releases its events named. */
-function changesOf(prepared: Prepared[], issueIds: Map<string, string>): IssueChange[] {
+/** What the batch's transaction learned for the alerter: issues it opened or regressed, events it stored. */
+interface BatchSignals {
+  created: ReadonlySet<string>
+  regressed: ReadonlySet<string>
+  inserted: ReadonlySet<string>
+}
+
+/**
+ * Every non-noise issue the batch touched, with the releases its events named, whether the batch
+ * opened or regressed it, how many of its events it stored (0 on a redelivery) and the earliest
+ * receipt among them (the alert latency's start).
+ */
+function changesOf(prepared: Prepared[], issueIds: Map<string, string>, signals: BatchSignals): IssueChange[] {
   const changes = new Map<string, IssueChange>()
   for (const x of prepared) {
     if (x.grouping.drop) continue
     const issueId = issueIds.get(x.issueKey)!
-    const change = changes.get(issueId) ?? { issueId, projectId: x.envelope.projectId, releases: [] }
+    const change = changes.get(issueId) ?? { issueId, projectId: x.envelope.projectId, releases: [], created: signals.created.has(issueId), regressed: signals.regressed.has(issueId), events: 0, receivedAt: 0 }
     if (x.facts.release && !change.releases.includes(x.facts.release)) change.releases.push(x.facts.release)
+    if (signals.inserted.has(x.envelope.id)) change.events += 1
+    change.receivedAt = change.receivedAt === 0 ? x.envelope.receivedAt : Math.min(change.receivedAt, x.envelope.receivedAt)
     changes.set(issueId, change)
   }
   return [...changes.values()]

@@ -30,8 +30,11 @@ export interface IssueCandidate {
   }
 }
 
-/** The issue id of each distinct issue key of the batch, opening the issues that do not exist (known ones are not looked up). */
-export async function upsertIssues(client: pg.PoolClient, batch: readonly IssueCandidate[], known?: KnownIds): Promise<Map<string, string>> {
+/**
+ * The issue id of each distinct issue key of the batch, opening the issues that do not exist (known
+ * ones are not looked up); created, when given, gains the ids of the issues this call opened.
+ */
+export async function upsertIssues(client: pg.PoolClient, batch: readonly IssueCandidate[], known?: KnownIds, created?: Set<string>): Promise<Map<string, string>> {
   const byKey = new Map<string, IssueCandidate>()
   const firstSeen = new Map<string, number>()
   for (const item of batch) {
@@ -54,10 +57,11 @@ export async function upsertIssues(client: pg.PoolClient, batch: readonly IssueC
   const seen = items.map((i) => new Date(firstSeen.get(i.issueKey)!))
   // DO NOTHING leaves existing issues unlocked: the counters are bumped at the very end of the
   // transaction, so concurrent batches that share issues wait on each other only for that step.
-  await client.query(
+  const { rows: opened } = await client.query<{ id: string }>(
     `INSERT INTO issues (project_id, fingerprint, grouping_version, title, culprit, first_seen, last_seen, noise, detail_quality)
      SELECT p, f, v, t, c, s, s, n, q FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::int[]) AS x(p, f, v, t, c, s, n, q)
-     ON CONFLICT (project_id, kind, fingerprint) DO NOTHING`,
+     ON CONFLICT (project_id, kind, fingerprint) DO NOTHING
+     RETURNING id`,
     [projects, fingerprints, items.map((i) => i.grouping.version), items.map((i) => i.grouping.title), items.map((i) => i.grouping.culprit), seen, items.map((i) => i.grouping.drop ?? ''), items.map((i) => i.grouping.quality ?? 0)],
   )
   const { rows } = await client.query<{ id: string; project_id: string; fingerprint: string }>(
@@ -66,6 +70,7 @@ export async function upsertIssues(client: pg.PoolClient, batch: readonly IssueC
     [projects, fingerprints],
   )
   for (const row of rows) ids.set(`${row.project_id}|${row.fingerprint}`, row.id)
+  for (const row of opened) created?.add(row.id)
   return ids
 }
 

@@ -6,6 +6,7 @@
  */
 import type uWS from 'uWebSockets.js'
 import { exchange } from '../../shared/http/exchange.js'
+import { registerAlertRoutes } from './alerts/alert-routes.js'
 import { registerApiKeyRoutes } from './accounts/api-key-routes.js'
 import { registerApprovalRoutes } from './setup/approval-routes.js'
 import { registerAuthRoutes } from './accounts/auth-routes.js'
@@ -39,6 +40,7 @@ export function registerDashboardRoutes(app: uWS.TemplatedApp, deps: DashboardDe
   registerKnownProblemActions(app, deps)
   registerKnownProblemRoutes(app, deps)
   registerDigestRoutes(app, deps)
+  registerAlertRoutes(app, deps)
   registerFixRoutes(app, deps)
   registerTriageRoutes(app, deps)
   registerSettingsRoutes(app, deps)

@@ -15,6 +15,8 @@ import { streamTopology } from '../../shared/topology.js'
 import { createOrm, type Orm } from '../../shared/db/orm.js'
 import type { DigestSettings } from '../../shared/config/digest.js'
 import type { ChatPlugin } from '../../shared/plugins/types.js'
+import { alertConfig, type AlertSettings } from '../../shared/config/alerts.js'
+import { ALERTER_ENTITIES, createAlerter } from '../alerter/index.js'
 import { createDigester, DIGESTER_ENTITIES, type Clock } from '../digester/index.js'
 import { createGrouper } from '../grouper/index.js'
 import { createInvestigator, INVESTIGATOR_ENTITIES, type InvestigatorDeps, type Tools } from '../investigator/index.js'
@@ -45,6 +47,8 @@ export interface WorkerDeps {
   matcher?: { limits: FrictionLimits; embeddings: { readonly embeddings: EmbeddingsConfig; readonly logLevel: LogLevel } }
   /** The digester's settings, chat plugin and the dashboard's address (config.digest, plugins.chat, config.baseUrl); its model is tools.model. */
   digests?: { settings: DigestSettings; chat: ChatPlugin | undefined; baseUrl: string; clock?: Clock }
+  /** The alerter's settings (config.alerts); it posts through the digest's chat plugin to the same dashboard address. */
+  alerts?: AlertSettings
   /**
    * The ORM the investigator and the matcher work through (WORKER_ENTITIES); the caller keeps it open and closes it (the
    * all-in-one process shares one with the web side). Absent, the worker opens its own.
@@ -78,18 +82,23 @@ const FACTORIES: Record<ServiceName, (deps: WorkerDeps, orm: () => Orm) => Hoste
     if (!deps.digests) throw new Error('the digester needs its settings and chat plugin (config.digest, plugins.chat)')
     return createDigester({ ...deps, orm: orm(), settings: deps.digests.settings, chat: deps.digests.chat, model: deps.tools?.model, baseUrl: deps.digests.baseUrl, ...(deps.digests.clock ? { clock: deps.digests.clock } : {}) })
   },
+  alerter: (deps, orm) => {
+    if (!deps.digests) throw new Error('the alerter needs the chat plugin and the dashboard\'s address (plugins.chat, config.baseUrl, given as digests)')
+    // Without its own settings (a caller written before the alerter): the defaults, as an unset environment gives them.
+    return createAlerter({ ...deps, orm: orm(), settings: deps.alerts ?? alertConfig({}), chat: deps.digests.chat, baseUrl: deps.digests.baseUrl })
+  },
 }
 
 /** The entities of the actors that own domain tables: an ORM given to the worker must know them all. */
-export const WORKER_ENTITIES = [...INVESTIGATOR_ENTITIES, ...MATCHER_ENTITIES, ...DIGESTER_ENTITIES]
+export const WORKER_ENTITIES = [...INVESTIGATOR_ENTITIES, ...MATCHER_ENTITIES, ...DIGESTER_ENTITIES, ...ALERTER_ENTITIES]
 
 /** Starts the services and the health endpoint. */
 export async function startWorker(deps: WorkerDeps): Promise<Worker> {
   for (const { stream, groups } of streamTopology(deps.keys)) {
     for (const group of groups) await ensureGroup(deps.redis, stream, group)
   }
-  // The ORM serves the actors that own domain tables (the investigator, the matcher, the digester); opened only for them.
-  const needsOrm = deps.services.includes('investigator') || deps.services.includes('matcher') || deps.services.includes('digester')
+  // The ORM serves the actors that own domain tables (the investigator, the matcher, the digester, the alerter); opened only for them.
+  const needsOrm = (['investigator', 'matcher', 'digester', 'alerter'] as const).some((name) => deps.services.includes(name))
   const ownOrm = deps.orm === undefined && needsOrm ? await createOrm(deps.db, WORKER_ENTITIES) : undefined
   const orm = deps.orm ?? ownOrm
   const services = deps.services.map((name) => FACTORIES[name](deps, () => orm!))

@@ -9,11 +9,13 @@ import { resolve } from 'node:path'
 import { parseEnv } from 'node:util'
 import { embeddingsConfig, type EmbeddingsConfig } from './embeddings.js'
 import { digestConfig, type DigestSettings } from './digest.js'
+import { alertConfig, type AlertSettings } from './alerts.js'
 import { fixHeldConfig, type FixHeldSettings } from './fix-held.js'
 import { frictionConfig, type FrictionLimits } from './friction.js'
 import { objectStore, type ObjectStoreConfig } from './object-store.js'
 import { pluginsConfig, type PluginsConfig } from './plugins.js'
 import { pullRequestPolling, type PullRequestPolling } from './pull-requests.js'
+import type { RecordingSettings } from './recordings.js'
 import { services, type ServiceName } from './services.js'
 import { toolServerConfig, type ToolServerLimits } from './tool-server.js'
 import { connectionUrl, ConfigError, deepFreeze, int, oneOf, port, text, url, type Env } from './values.js'
@@ -23,6 +25,7 @@ export { ConfigError } from './values.js'
 export { SERVICE_NAMES, type ServiceName } from './services.js'
 export type { FixHeldSettings, PullRequestPolling }
 export type { ObjectStoreConfig } from './object-store.js'
+export type { RecordingSettings } from './recordings.js'
 export { EMBEDDINGS_SETTING_SOURCES, type EmbeddingsConfig } from './embeddings.js'
 export { PLUGIN_NAME, PLUGIN_SETTING_SOURCES, type PluginChoice, type PluginsConfig } from './plugins.js'
 
@@ -76,6 +79,8 @@ export interface Config {
   readonly digest: DigestSettings
   /** How long a member invitation link works (SVC_INVITATION_TTL_DAYS, 7: a colleague back from a few days off still finds it working). */
   readonly invitationTtlMs: number
+  /** The alerter's fold, retries and sweep (ALERT_*). */
+  readonly alerts: AlertSettings
   /** How often `svc up` restarted this process after it exited on its own (SVC_RESTARTS, set by svc up); shown by /health. */
   readonly restarts: number
 }
@@ -140,14 +145,6 @@ export interface InvestigationLimits {
   readonly pullRequests: PullRequestPolling
   /** "Held in production" of merged fixes (FIX_HELD_MIN_SESSIONS). */
   readonly fixHeld: FixHeldSettings
-}
-
-/** Session recordings (docs/recordings.md, "Closing and retention"). */
-export interface RecordingSettings {
-  /** How long a recording is kept after its last activity (SVC_RECORDING_RETENTION_DAYS). */
-  readonly retentionMs: number
-  /** A recording no chunk reached for this long is closed (SVC_RECORDING_IDLE_MINUTES); a later chunk reopens it. */
-  readonly idleMs: number
 }
 
 export interface Secrets {
@@ -277,6 +274,7 @@ export function loadConfig(env: Env = readEnv()): Config {
     toolServer: toolServerConfig(env),
     digest: digestConfig(env),
     invitationTtlMs: int(env, 'SVC_INVITATION_TTL_DAYS', 7, 1, 365) * DAY,
+    alerts: alertConfig(env),
     restarts: int(env, 'SVC_RESTARTS', 0, 0),
   }
   return deepFreeze(config)

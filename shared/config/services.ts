@@ -1,7 +1,7 @@
 /** Which consumer services a worker process hosts (SVC_SERVICES). */
 import { ConfigError, text, type Env } from './values.js'
 
-export const SERVICE_NAMES = ['grouper', 'investigator', 'recorder', 'matcher', 'digester'] as const
+export const SERVICE_NAMES = ['grouper', 'investigator', 'recorder', 'matcher', 'digester', 'alerter'] as const
 export type ServiceName = (typeof SERVICE_NAMES)[number]
 
 /** Reads SVC_SERVICES: a comma-separated list of names, or all (the default). */

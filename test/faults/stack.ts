@@ -42,14 +42,14 @@ export function ownPrefix(t: Test, redis: Redis): string {
   return prefix
 }
 
-/** `svc up` on a fresh database (or databaseUrl) and Redis (TEST_REDIS_URL unless redisUrl). */
-export async function supervisedStack(t: Test, options: { databaseUrl?: string; redisUrl?: string } = {}): Promise<FaultStack> {
+/** `svc up` on a fresh database (or databaseUrl) and Redis (TEST_REDIS_URL unless redisUrl), with env added to faultEnv. */
+export async function supervisedStack(t: Test, options: { databaseUrl?: string; redisUrl?: string; env?: Record<string, string> } = {}): Promise<FaultStack> {
   const databaseUrl = options.databaseUrl ?? (await createTestDatabase(t))
   const redisUrl = options.redisUrl ?? TEST_REDIS_URL
   const redis = createRedis(redisUrl)
   t.teardown(() => redis.disconnect())
   const prefix = ownPrefix(t, redis)
-  const up = await startSvcUp(t, faultEnv(databaseUrl, redisUrl, prefix))
+  const up = await startSvcUp(t, { ...faultEnv(databaseUrl, redisUrl, prefix), ...options.env })
   const db = createDb(databaseUrl, { max: 2 })
   t.teardown(() => db.close())
   return {

@@ -85,9 +85,13 @@ export interface TriageState {
   user_count: number
 }
 
-/** Reopens what the batch's events bring back: regressions of resolved issues, ignored issues whose condition is met. */
-export async function reopenOnEvents(client: pg.PoolClient, states: readonly TriageState[], inserted: readonly Prepared[], issueIds: ReadonlyMap<string, string>): Promise<void> {
-  if (states.length === 0) return
+/**
+ * Reopens what the batch's events bring back: regressions of resolved issues, ignored issues whose
+ * condition is met; answers the ids of the issues that regressed (the alerter's signal).
+ */
+export async function reopenOnEvents(client: pg.PoolClient, states: readonly TriageState[], inserted: readonly Prepared[], issueIds: ReadonlyMap<string, string>): Promise<Set<string>> {
+  const regressed = new Set<string>()
+  if (states.length === 0) return regressed
   const events = new Map<string, Array<{ at: number; release: string | null }>>()
   for (const x of inserted) {
     const id = issueIds.get(x.issueKey)!
@@ -97,9 +101,11 @@ export async function reopenOnEvents(client: pg.PoolClient, states: readonly Tri
   }
   for (const state of states) {
     const mine = events.get(state.id) ?? []
-    if (state.triage === 'resolved') await regressIfDue(client, state, mine)
-    else await unignoreIfDue(client, state, mine)
+    if (state.triage === 'resolved') {
+      if (await regressIfDue(client, state, mine)) regressed.add(state.id)
+    } else await unignoreIfDue(client, state, mine)
   }
+  return regressed
 }
 
 /**
@@ -109,27 +115,28 @@ export async function reopenOnEvents(client: pg.PoolClient, states: readonly Tri
  * Received after, not occurred after: an event that was waiting in the stream when a person
  * resolved the issue does not regress it.
  */
-async function regressIfDue(client: pg.PoolClient, state: TriageState, events: Array<{ at: number; release: string | null }>): Promise<void> {
+async function regressIfDue(client: pg.PoolClient, state: TriageState, events: Array<{ at: number; release: string | null }>): Promise<boolean> {
   const resolvedAt = state.resolved_at?.getTime() ?? 0
   const after = events.filter((e) => e.at > resolvedAt)
-  if (after.length === 0) return
+  if (after.length === 0) return false
   let release: string | null = after.find((e) => e.release !== null)?.release ?? null
   if (state.resolved_mode === 'next_release') {
     const named = [...new Set(after.map((e) => e.release).filter((r): r is string => r !== null))]
-    if (named.length === 0) return
+    if (named.length === 0) return false
     if (state.resolved_release === null) release = named[0]!
     else {
       const { rows } = await client.query<{ name: string; first_seen: Date }>(`SELECT name, first_seen FROM releases WHERE project_id = $1 AND name = ANY($2::text[])`, [state.project_id, [...named, state.resolved_release]])
       const seen = new Map(rows.map((r) => [r.name, r.first_seen]))
       const resolved = { name: state.resolved_release, firstSeen: seen.get(state.resolved_release) ?? new Date(0) }
       const later = named.filter((name) => compareReleases({ name, firstSeen: seen.get(name) ?? new Date() }, resolved) > 0)
-      if (later.length === 0) return
+      if (later.length === 0) return false
       release = later[0]!
     }
   }
   await client.query(`UPDATE issues SET triage = 'open', ${CLEARED}, regressed_at = clock_timestamp(), regressed_release = $2 WHERE id = $1`, [state.id, release])
   const why = release === null ? 'an event arrived after it was resolved' : `an event of release ${release} arrived after it was resolved`
   await writeHistory(client, state.project_id, [{ issueId: state.id, action: 'regress', fromState: 'resolved', toState: 'open', detail: { release, mode: state.resolved_mode } }], SERVICE, why)
+  return true
 }
 
 /** Ignored until a time, or until so many events or users: the first batch past it reopens the issue. */

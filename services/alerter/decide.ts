@@ -1,0 +1,77 @@
+/**
+ * Which rules a batch of issue changes makes fire (docs/alerts.md): a new issue for the batch that
+ * opened it, a regression for the batch that regressed it, a spike for an issue past its project's
+ * numbers in the last minutes. Noise, ignored and merged issues never fire. Whether a rule already
+ * fired for the issue in the last hour is record-firings.ts's question, asked under its lock.
+ */
+import type { Queryable } from '../../shared/db/index.js'
+import type { IssueChange } from '../../shared/domain/issue-changes.js'
+import { issueAlertFacts, recentIssueCounts, type AlertIssueFacts } from '../grouper/read/alert-facts.js'
+import { rulesOf, type AlertKind, type AlertRule } from './rules.js'
+
+/** A rule about to fire for an issue, with the numbers behind it. */
+export interface Candidate {
+  projectId: string
+  issueId: string
+  kind: AlertKind
+  detail: { receivedAt?: number; events?: number; users?: number; spikeEvents?: number; spikeUsers?: number; spikeMinutes?: number }
+}
+
+/** The changes of one issue across a batch of entries, folded into one. */
+export function foldChanges(changes: readonly IssueChange[]): IssueChange[] {
+  const byIssue = new Map<string, IssueChange>()
+  for (const change of changes) {
+    const seen = byIssue.get(change.issueId)
+    if (!seen) {
+      byIssue.set(change.issueId, { ...change, releases: [...change.releases] })
+      continue
+    }
+    seen.created ||= change.created
+    seen.regressed ||= change.regressed
+    seen.events += change.events
+    if (change.receivedAt > 0) seen.receivedAt = seen.receivedAt === 0 ? change.receivedAt : Math.min(seen.receivedAt, change.receivedAt)
+  }
+  return [...byIssue.values()]
+}
+
+/** True when an issue may alert at all. */
+export function mayAlert(issue: AlertIssueFacts | undefined): issue is AlertIssueFacts {
+  return issue !== undefined && issue.noise === '' && issue.triage !== 'ignored' && issue.mergedInto === null
+}
+
+/**
+ * The candidates of a batch. skip answers the (issue, kind) pairs that fired within the hour, so a
+ * spike already alerted is not counted again each batch (a busy issue stays cheap).
+ */
+export async function decide(db: Queryable, changes: readonly IssueChange[], skip: (pairs: Array<[string, AlertKind]>) => Promise<Set<string>>): Promise<Candidate[]> {
+  const folded = foldChanges(changes)
+  const rules = await rulesOf(db, [...new Set(folded.map((c) => c.projectId))])
+  const wanted: Array<{ change: IssueChange; rule: AlertRule }> = []
+  for (const change of folded) {
+    const own = rules.get(change.projectId)!
+    if (change.created && own.new_issue.enabled) wanted.push({ change, rule: own.new_issue })
+    if (change.regressed && own.regression.enabled) wanted.push({ change, rule: own.regression })
+    // A spike needs new events: a redelivered batch (events 0) adds nothing to count.
+    if (change.events > 0 && own.spike.enabled && (own.spike.spikeEvents > 0 || own.spike.spikeUsers > 0)) wanted.push({ change, rule: own.spike })
+  }
+  if (wanted.length === 0) return []
+  const facts = await issueAlertFacts(db, [...new Set(wanted.map((w) => w.change.issueId))])
+  const open = wanted.filter((w) => mayAlert(facts.get(w.change.issueId)))
+  const fired = await skip(open.filter((w) => w.rule.kind === 'spike').map((w) => [w.change.issueId, 'spike']))
+  const candidates: Candidate[] = []
+  for (const { change, rule } of open) {
+    const base = { projectId: change.projectId, issueId: change.issueId, kind: rule.kind }
+    const receivedAt = change.receivedAt > 0 ? { receivedAt: change.receivedAt } : {}
+    if (rule.kind !== 'spike') {
+      candidates.push({ ...base, detail: receivedAt })
+      continue
+    }
+    if (fired.has(`${change.issueId}|spike`)) continue
+    const counts = await recentIssueCounts(db, change.issueId, rule.spikeMinutes, { events: rule.spikeEvents, users: rule.spikeUsers })
+    const overEvents = rule.spikeEvents > 0 && counts.events > rule.spikeEvents
+    const overUsers = rule.spikeUsers > 0 && counts.users > rule.spikeUsers
+    if (!overEvents && !overUsers) continue
+    candidates.push({ ...base, detail: { ...receivedAt, events: counts.events, users: counts.users, spikeEvents: rule.spikeEvents, spikeUsers: rule.spikeUsers, spikeMinutes: rule.spikeMinutes } })
+  }
+  return candidates
+}
