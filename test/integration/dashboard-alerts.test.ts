@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import { DashboardClient } from '../helpers/dashboard.js'
+import { inviteLink, joinWith } from '../helpers/members.js'
 import { startTestStack, type TestStack } from '../helpers/stack.js'
 
 /** A signed-in owner of the seeded project, on its alerts page (so the client holds its CSRF token). */
@@ -84,4 +85,17 @@ t.test('another person gets the alerts page and its form as not found', async (t
   await other.get('/')
   t.equal((await other.post(`/projects/${stack.projectId}/alerts`, { kind: 'new_issue' })).status, 404)
   t.same(await rules(stack), [], 'nothing written')
+})
+
+t.test('a member sees the alerts page but cannot change a rule: owners only, and nothing is saved', async (t) => {
+  const stack = await startTestStack(t)
+  const { client: ownerClient, page } = await owner(stack)
+  const member = await joinWith(stack, await inviteLink(ownerClient, stack.projectId))
+  const seen = await member.get(page)
+  t.equal(seen.status, 200, 'a member reads the rules')
+  t.match(seen.text, /id="enabled-new_issue"/)
+  const refused = await member.post(page, { kind: 'new_issue' })
+  t.equal(refused.status, 403, 'a member changing a rule is refused')
+  t.match(refused.text, 'Owners only')
+  t.same(await rules(stack), [], 'no rule was written')
 })

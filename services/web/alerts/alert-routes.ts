@@ -10,7 +10,7 @@ import { projectAlertRules, recentFirings } from '../../alerter/read.js'
 import type { DashboardDeps } from '../http/deps.js'
 import { redirect, sendPage } from '../http/respond.js'
 import { getPage, postForm } from '../http/route.js'
-import { alertsProject } from './access.js'
+import { alertsManager, alertsProject } from './access.js'
 import { alertsPage, type Refused } from './views/alerts.js'
 
 const alertsPath = (projectId: string): string => `/projects/${encodeURIComponent(projectId)}/alerts`
@@ -41,7 +41,7 @@ export function registerAlertRoutes(app: uWS.TemplatedApp, deps: DashboardDeps):
   })
 
   postForm(app, deps, '/projects/:id/alerts', async (ctx) => {
-    const owned = await alertsProject(deps, ctx)
+    const owned = await alertsManager(deps, ctx)
     if (!owned) return
     const kind = ctx.form.get('kind') ?? ''
     // An unticked checkbox sends nothing: its absence is "off".
