@@ -34,6 +34,17 @@ export function foldChanges(changes: readonly IssueChange[]): IssueChange[] {
   return [...byIssue.values()]
 }
 
+/**
+ * For a redelivered entry: the issue opened, or regressed, within the hour. A firing it already
+ * had for that is within the same hour, so record-firings' hour check keeps it to one.
+ */
+export function recentlyHappened(issue: AlertIssueFacts, kind: AlertKind, now = Date.now()): boolean {
+  const at = kind === 'new_issue' ? issue.createdAt : kind === 'regression' ? issue.regressedAt : null
+  return at !== null && now - at.getTime() < HOUR_MS
+}
+
+const HOUR_MS = 3_600_000
+
 /** True when an issue may alert at all. */
 export function mayAlert(issue: AlertIssueFacts | undefined): issue is AlertIssueFacts {
   return issue !== undefined && issue.noise === '' && issue.triage !== 'ignored' && issue.mergedInto === null
@@ -46,17 +57,21 @@ export function mayAlert(issue: AlertIssueFacts | undefined): issue is AlertIssu
 export async function decide(db: Queryable, changes: readonly IssueChange[], skip: (pairs: Array<[string, AlertKind]>) => Promise<Set<string>>): Promise<Candidate[]> {
   const folded = foldChanges(changes)
   const rules = await rulesOf(db, [...new Set(folded.map((c) => c.projectId))])
-  const wanted: Array<{ change: IssueChange; rule: AlertRule }> = []
+  const wanted: Array<{ change: IssueChange; rule: AlertRule; recovered?: true }> = []
   for (const change of folded) {
     const own = rules.get(change.projectId)!
-    if (change.created && own.new_issue.enabled) wanted.push({ change, rule: own.new_issue })
-    if (change.regressed && own.regression.enabled) wanted.push({ change, rule: own.regression })
+    // A batch the grouper stored again without new events (events 0) is a redelivery: its first
+    // entry may have been lost between the grouper's commit and its XADD, and with it the only
+    // "created"/"regressed" flag. Such an entry is weighed by the issue's own times below.
+    const redelivered = change.events === 0
+    if (own.new_issue.enabled && (change.created || redelivered)) wanted.push({ change, rule: own.new_issue, ...(change.created ? {} : { recovered: true as const }) })
+    if (own.regression.enabled && (change.regressed || redelivered)) wanted.push({ change, rule: own.regression, ...(change.regressed ? {} : { recovered: true as const }) })
     // A spike needs new events: a redelivered batch (events 0) adds nothing to count.
     if (change.events > 0 && own.spike.enabled && (own.spike.spikeEvents > 0 || own.spike.spikeUsers > 0)) wanted.push({ change, rule: own.spike })
   }
   if (wanted.length === 0) return []
   const facts = await issueAlertFacts(db, [...new Set(wanted.map((w) => w.change.issueId))])
-  const open = wanted.filter((w) => mayAlert(facts.get(w.change.issueId)))
+  const open = wanted.filter((w) => mayAlert(facts.get(w.change.issueId)) && (!w.recovered || recentlyHappened(facts.get(w.change.issueId)!, w.rule.kind)))
   const fired = await skip(open.filter((w) => w.rule.kind === 'spike').map((w) => [w.change.issueId, 'spike']))
   const candidates: Candidate[] = []
   for (const { change, rule } of open) {

@@ -5,6 +5,7 @@
  */
 import t from 'tap'
 import { setAlertRule } from '../../services/alerter/commands.js'
+import { changeFields } from '../../shared/domain/issue-changes.js'
 import { startAlertStack } from '../helpers/alerts.js'
 import { waitFor } from '../helpers/stack.js'
 
@@ -82,4 +83,25 @@ t.test('noise and ignored issues never alert, and a rule turned off never fires'
   t.same(fired.rows, [{ issue_id: ignored, kind: 'new_issue' }], 'only the ignored issue\'s first event, while it was still open')
   t.notOk(fired.rows.some((row) => row.issue_id === noise || row.issue_id === unannounced), 'noise and a new issue with its rule off: nothing')
   t.equal(a.posts().length, 1, 'one message in all')
+})
+
+t.test('a redelivered batch whose first entry was lost still alerts the issue it opened, once', async (t) => {
+  const a = await startAlertStack(t)
+  // The grouper committed the issue and died before its entry reached the stream: the batch, stored
+  // again, names the issue without new events and without the "created" its first entry had.
+  const { rows } = await a.stack.db.query<{ id: string }>(
+    `INSERT INTO issues (project_id, kind, fingerprint, grouping_version, status, title, culprit, first_seen, last_seen, event_count, user_count, session_count)
+     VALUES ($1, 'error', gen_random_uuid()::text, 4, 'new', 'Error: lostEntry failed', '', now(), now(), 1, 1, 1) RETURNING id`,
+    [a.stack.projectId],
+  )
+  const issue = rows[0]!.id
+  const redeliver = () => a.stack.redis.xadd(a.stack.keys.issueChanges, '*', 'changes', changeFields([{ issueId: issue, projectId: a.stack.projectId, releases: [], created: false, regressed: false, events: 0, receivedAt: Date.now() }]).changes!)
+  await redeliver()
+  const [post] = await waitFor(async () => (a.posts().length > 0 ? a.posts() : undefined), 10_000)
+  t.match(post, /`Error: lostEntry failed`: new issue\./, 'the issue opened within the hour alerts as new')
+  await redeliver()
+  await a.settled()
+  t.equal(a.posts().length, 1, 'the same batch redelivered again posts nothing more')
+  const fired = await a.stack.db.query<{ kind: string }>('SELECT kind FROM alert_firings WHERE issue_id = $1', [issue])
+  t.same(fired.rows, [{ kind: 'new_issue' }], 'one firing')
 })

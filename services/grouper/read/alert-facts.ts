@@ -14,16 +14,21 @@ export interface AlertIssueFacts {
   noise: string
   triage: 'open' | 'resolved' | 'ignored'
   mergedInto: string | null
+  /** When the grouper opened the issue, and when it last regressed it (null: never). */
+  createdAt: Date
+  regressedAt: Date | null
 }
 
 /** The facts of each issue among ids that exists. */
 export async function issueAlertFacts(db: Queryable, ids: readonly string[]): Promise<Map<string, AlertIssueFacts>> {
   if (ids.length === 0) return new Map()
-  const { rows } = await db.query<{ id: string; project_id: string; title: string; noise: string; triage: AlertIssueFacts['triage']; merged_into: string | null }>(
-    'SELECT id, project_id, title, noise, triage, merged_into FROM issues WHERE id = ANY($1::uuid[])',
+  const { rows } = await db.query<{ id: string; project_id: string; title: string; noise: string; triage: AlertIssueFacts['triage']; merged_into: string | null; created_at: Date; regressed_at: Date | null }>(
+    'SELECT id, project_id, title, noise, triage, merged_into, created_at, regressed_at FROM issues WHERE id = ANY($1::uuid[])',
     [[...ids]],
   )
-  return new Map(rows.map((row) => [row.id, { id: row.id, projectId: row.project_id, title: row.title, noise: row.noise, triage: row.triage, mergedInto: row.merged_into }]))
+  return new Map(
+    rows.map((row) => [row.id, { id: row.id, projectId: row.project_id, title: row.title, noise: row.noise, triage: row.triage, mergedInto: row.merged_into, createdAt: row.created_at, regressedAt: row.regressed_at }]),
+  )
 }
 
 /** An issue's events and distinct users received in the last minutes, each counted up to its cap plus one. */
