@@ -9,7 +9,7 @@
 import { Webhook } from 'standardwebhooks'
 import { createGuardedFetch } from '../../shared/net/guarded-fetch.js'
 import type { ChatPlugin, PluginModule } from '../../shared/plugins/types.js'
-import { webhookSecretProblem } from '../../shared/plugins/webhook-secret.js'
+import { webhookSecretProblem } from '../../shared/config/webhook-secret.js'
 import { SECOND } from '../../shared/time.js'
 import { deliver } from './deliver.js'
 

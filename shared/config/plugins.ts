@@ -4,8 +4,8 @@
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { ROUTED_CHAT_PLUGINS } from '../plugins/chat-routes.js'
-import { webhookSecretProblem, MAKE_WEBHOOK_SECRET } from '../plugins/webhook-secret.js'
+import { ROUTED_CHAT_PLUGINS } from './chat-routes.js'
+import { webhookSecretProblem, MAKE_WEBHOOK_SECRET } from './webhook-secret.js'
 import { ConfigError, int, text, url, type Env } from './values.js'
 
 /** A plugin chosen by configuration and the settings handed to its factory. */
@@ -24,7 +24,7 @@ export interface PluginsConfig {
   readonly codehost: PluginChoice | undefined
   /** The chat plugin for webhook URLs no built-in route claims (SVC_CHAT_PLUGIN, chat-slack by default). */
   readonly chat: PluginChoice
-  /** The built-in chat plugins Slack's and Discord's webhook URLs go to whatever chat says (shared/plugins/chat-routes.ts). */
+  /** The built-in chat plugins Slack's and Discord's webhook URLs go to whatever chat says (shared/config/chat-routes.ts). */
   readonly chatRouted: readonly PluginChoice[]
   /** Undefined when MODEL_API_KEY is unset: no model, so no investigations (loadModelPlugin). */
   readonly model: PluginChoice | undefined

@@ -5,7 +5,7 @@
  * puts the router where plugins.chat is built, so every caller of chat.send (setup, the digester,
  * the alerter) gets it unchanged.
  */
-import { chatRouteFor } from './chat-routes.js'
+import { chatRouteFor } from '../config/chat-routes.js'
 import type { ChatPlugin } from './types.js'
 
 /**

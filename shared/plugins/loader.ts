@@ -8,7 +8,7 @@ import { EMBEDDINGS_SETTING_SOURCES, PLUGIN_NAME, PLUGIN_SETTING_SOURCES, type E
 import type { Logger } from '../log.js'
 import { BUILT_IN_PLUGINS, builtInPluginUrl } from './built-ins.js'
 import { createChatRouter } from './chat-router.js'
-import { CHAT_ROUTES } from './chat-routes.js'
+import { CHAT_ROUTES } from '../config/chat-routes.js'
 import type { EmbeddingsPlugin } from './embeddings-types.js'
 import type { ModelPlugin } from './model-types.js'
 import { PluginError } from './plugin-error.js'

@@ -1,6 +1,6 @@
-// Which plugin a webhook URL goes to (shared/plugins/chat-routes.ts): pure, no network.
+// Which plugin a webhook URL goes to (shared/config/chat-routes.ts): pure, no network.
 import t from 'tap'
-import { chatRouteFor, ROUTED_CHAT_PLUGINS } from '../../shared/plugins/chat-routes.js'
+import { chatRouteFor, ROUTED_CHAT_PLUGINS } from '../../shared/config/chat-routes.js'
 
 t.test('Slack incoming-webhook URLs go to chat-slack', async (t) => {
   t.equal(chatRouteFor('https://hooks.slack.com/services/T0123/B0456/secret123'), 'chat-slack')
