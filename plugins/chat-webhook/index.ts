@@ -7,10 +7,9 @@
  * chat-slack's do: no private or local addresses unless allowPrivateAddresses, no redirects.
  */
 import { Webhook } from 'standardwebhooks'
-import { createGuardedFetch } from '../../shared/net/guarded-fetch.js'
+import { ALLOW_PRIVATE_ADDRESSES, webhookChat } from '../../shared/plugins/chat-webhook-kit.js'
 import type { ChatPlugin, PluginModule } from '../../shared/plugins/types.js'
 import { webhookSecretProblem } from '../../shared/config/webhook-secret.js'
-import { SECOND } from '../../shared/time.js'
 import { deliver } from './deliver.js'
 
 /** Settings after the loader applied the schema's defaults. */
@@ -22,11 +21,7 @@ interface WebhookSettings {
 const configSchema = {
   type: 'object',
   properties: {
-    allowPrivateAddresses: {
-      type: 'boolean',
-      default: false,
-      description: 'Allow webhooks on private, loopback and other non-public addresses, and plain http. Development and tests only.',
-    },
+    allowPrivateAddresses: ALLOW_PRIVATE_ADDRESSES,
     secret: {
       // Its form is checked by create(), whose message says how to make one; a schema pattern could not.
       type: 'string',
@@ -46,24 +41,7 @@ const plugin: PluginModule<'chat'> = {
     // The value is never in the message: it is the key every receiver trusts.
     if (problem !== undefined) throw new Error(`the secret (SVC_CHAT_WEBHOOK_SECRET) ${problem}`)
     const webhook = new Webhook(secret)
-    const fetch = createGuardedFetch({
-      allowPrivate: allowPrivateAddresses,
-      // Plain http only where private addresses are allowed: a receiver's URL often carries a token.
-      requireHttps: !allowPrivateAddresses,
-      timeoutMs: 10 * SECOND,
-      // Receivers are told to answer 2xx quickly; a large answer is not read anyway.
-      maxResponseBytes: 64 * 1024,
-    })
-    if (allowPrivateAddresses) context.log.warn('chat-webhook: private webhook addresses are allowed (development setting)')
-    return {
-      async send(webhookUrl, message) {
-        const result = await deliver(fetch, webhook, webhookUrl, message.text, allowPrivateAddresses)
-        // Never the URL or a signature: only whether it worked and the already-redacted reason.
-        if (result.ok) context.log.debug('chat-webhook: message delivered')
-        else context.log.warn('chat-webhook: delivery failed', { error: result.error })
-        return result
-      },
-    }
+    return webhookChat('chat-webhook', context, allowPrivateAddresses, (fetch, url, text) => deliver(fetch, webhook, url, text, allowPrivateAddresses))
   },
 }
 
