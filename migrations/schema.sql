@@ -548,7 +548,11 @@ CREATE TABLE public.projects (
     digest_next_at timestamp with time zone,
     chat_broken_at timestamp with time zone,
     chat_error text DEFAULT ''::text NOT NULL,
-    CONSTRAINT projects_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
+    retention_days integer,
+    events_per_minute integer,
+    CONSTRAINT projects_events_per_minute_check CHECK (((events_per_minute >= 0) AND (events_per_minute <= 100000000))),
+    CONSTRAINT projects_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
+    CONSTRAINT projects_retention_days_check CHECK (((retention_days >= 1) AND (retention_days <= 3650)))
 );
 CREATE TABLE public.recording_chunks (
     project_id uuid NOT NULL,

@@ -81,6 +81,15 @@ export function streamKeys(prefix: string) {
     /** The fleet-wide investigation slots (INVESTIGATION_MAX_CONCURRENT): holder → lease expiry. */
     investigationSlots: `${prefix}investigator:slots`,
     rateLimit: (keyId: string, window: number) => `${prefix}rl:ev:${keyId}:${window}`,
+    /** Fixed-window counter of a project's accepted events (its cap: projects.events_per_minute, docs/quotas.md). */
+    projectRateLimit: (projectId: string, window: number) => `${prefix}rl:pev:${projectId}:${window}`,
+    /**
+     * A project's intake tallies for one UTC hour (hour: ms since the epoch / 3600000, floored): a
+     * hash with fields `refused` (the ingress's 429s for the project's cap or its keys' limits) and
+     * `sampled` (events the grouper counted but did not store whole). Kept 49 hours
+     * (INTAKE_TALLY_TTL_SECONDS), so the last 24 full hours can always be summed.
+     */
+    intakeTally: (projectId: string, hour: number) => `${prefix}intake:${projectId}:${hour}`,
     /** Fixed-window counters of recording chunks per project: count and bytes. */
     recordingRateLimit: (projectId: string, what: 'n' | 'b', window: number) => `${prefix}rl:rec:${what}:${projectId}:${window}`,
     /** Fixed-window counters of the setup-session API (scope: reg by address, call by session). */

@@ -10,6 +10,7 @@ import { parseEnv } from 'node:util'
 import { embeddingsConfig, type EmbeddingsConfig } from './embeddings.js'
 import { digestConfig, type DigestSettings } from './digest.js'
 import { alertConfig, type AlertSettings } from './alerts.js'
+import { dataConfig, type DataSettings } from './data.js'
 import { fixHeldConfig, type FixHeldSettings } from './fix-held.js'
 import { frictionConfig, type FrictionLimits } from './friction.js'
 import { objectStore, type ObjectStoreConfig } from './object-store.js'
@@ -23,7 +24,7 @@ import { DAY, MINUTE, SECOND } from '../time.js'
 
 export { ConfigError } from './values.js'
 export { SERVICE_NAMES, type ServiceName } from './services.js'
-export type { FixHeldSettings, PullRequestPolling }
+export type { DataSettings, FixHeldSettings, PullRequestPolling }
 export type { ObjectStoreConfig } from './object-store.js'
 export type { RecordingSettings } from './recordings.js'
 export { EMBEDDINGS_SETTING_SOURCES, type EmbeddingsConfig } from './embeddings.js'
@@ -81,6 +82,7 @@ export interface Config {
   readonly invitationTtlMs: number
   /** The alerter's fold, retries and sweep (ALERT_*). */
   readonly alerts: AlertSettings
+  readonly data: DataSettings // retention, intake caps, per-issue sampling, cleanup ages
   /** How often `svc up` restarted this process after it exited on its own (SVC_RESTARTS, set by svc up); shown by /health. */
   readonly restarts: number
 }
@@ -161,7 +163,6 @@ export interface Secrets {
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent']
-
 /** Variables that once existed: setting one is a mistake worth stopping for. */
 const REMOVED: Readonly<Record<string, string>> = {}
 
@@ -275,6 +276,7 @@ export function loadConfig(env: Env = readEnv()): Config {
     digest: digestConfig(env),
     invitationTtlMs: int(env, 'SVC_INVITATION_TTL_DAYS', 7, 1, 365) * DAY,
     alerts: alertConfig(env),
+    data: dataConfig(env),
     restarts: int(env, 'SVC_RESTARTS', 0, 0),
   }
   return deepFreeze(config)
