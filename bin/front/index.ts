@@ -28,7 +28,7 @@ export interface FrontOptions {
   keys: StreamKeys
   log: Logger
   /** Limits, the public base URL and the setup-session settings. */
-  config: Pick<Config, 'databaseUrl' | 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts' | 'investigations' | 'ingressMetrics' | 'toolServer' | 'secrets' | 'invitationTtlMs'>
+  config: Pick<Config, 'databaseUrl' | 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts' | 'investigations' | 'ingressMetrics' | 'toolServer' | 'secrets' | 'invitationTtlMs' | 'data'>
   /** Code host and chat integrations; absent ones turn their setup steps into clear refusals. */
   plugins: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }
   port: number
@@ -99,6 +99,7 @@ export async function startFront(options: FrontOptions): Promise<Front> {
         // The embedded start-up (npm start): its first account owns the seeded project (README "First run").
         developmentProjectId: config.databaseUrl ? undefined : SEED_PROJECT_ID,
         invitationTtlMs: config.invitationTtlMs,
+        dataDefaults: config.data,
       },
       log,
       proxyHops: config.trustedProxyHops,

@@ -29,7 +29,7 @@ export interface WebRouteDeps {
   setup: SetupDeps
   /** Wakes held long polls when another process publishes. */
   hub: WakeHub
-  dashboard: Pick<DashboardDeps, 'dashboardOrigin' | 'secureCookies' | 'redisKeyPrefix' | 'developmentProjectId' | 'invitationTtlMs'>
+  dashboard: Pick<DashboardDeps, 'dashboardOrigin' | 'secureCookies' | 'redisKeyPrefix' | 'developmentProjectId' | 'invitationTtlMs' | 'dataDefaults'>
   log: Logger
   /** Counts a request in flight, so a graceful stop lets it answer. */
   track(work: Promise<void>): void

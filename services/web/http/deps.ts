@@ -5,6 +5,7 @@ import type { ObjectStore } from '../../../shared/object-store.js'
 import type { Orm } from '../../../shared/db/orm.js'
 import type { CodehostPlugin } from '../../../shared/plugins/types.js'
 import type { SetupDeps } from '../setup/sessions.js'
+import type { DataSettings } from '../../../shared/config/data.js'
 
 export interface DashboardDeps {
   /** Database, Redis and the setup-session functions the approval page calls. */
@@ -21,6 +22,8 @@ export interface DashboardDeps {
   invitationTtlMs: number
   /** config.redisKeyPrefix: the sign-in throttle keeps its counters under it. */
   redisKeyPrefix: string
+  /** config.data's defaults a project's blank data limits mean (SVC_RETENTION_DAYS, SVC_PROJECT_EVENTS_PER_MINUTE); absent, those variables' own defaults. */
+  dataDefaults?: Pick<DataSettings, 'retentionDays' | 'projectEventsPerMinute'>
   /** Counts a request in flight, so the app's graceful close waits for it (bin/front/app.ts's track). */
   track?: (work: Promise<void>) => void
   /** Trusted proxies in front (SVC_TRUSTED_PROXY_HOPS): where the client address is read from. */

@@ -51,7 +51,7 @@ export type RepoOutcome =
   | { kind: 'unreachable' }
 
 /** Short names of the outcomes that end in a redirect, for the page's ?saved= notice. */
-export const SAVED_OUTCOMES = ['unchanged', 'detached', 'unchecked', 'attached', 'limited_drafts', 'timezone'] as const
+export const SAVED_OUTCOMES = ['unchanged', 'detached', 'unchecked', 'attached', 'limited_drafts', 'timezone', 'data_limits'] as const
 export type SavedOutcome = (typeof SAVED_OUTCOMES)[number]
 
 /** True when the stored repository was confirmed by the code host the last time it was asked. */

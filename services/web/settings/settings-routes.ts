@@ -1,12 +1,13 @@
 /**
  * The project settings page and its forms: the repository (checked with the code host when
  * there is one), the limited-draft opt-in and the daily digest's time zone; the page also lists
- * the project's environments. Only the project's owner sees the page or may post.
+ * the project's environments, the data limits and the storage panel. Only the project's owner sees
+ * the page or may post; every member sees the storage panel on its own page.
  */
 import type uWS from 'uWebSockets.js'
 import { listEnvironments } from '../../grouper/read/environments.js'
 import type { DashboardDeps } from '../http/deps.js'
-import { requireOwner } from '../projects/own-project.js'
+import { ownProject, requireOwner } from '../projects/own-project.js'
 import { getOwnProject, type ProjectFacts } from '../projects/project-queries.js'
 import { SAVED_OUTCOMES, setLimitedDrafts, setRepository, type SettingsDeps } from './project-settings.js'
 import { PageError, redirect, sendPage } from '../http/respond.js'
@@ -14,6 +15,10 @@ import { getPage, postForm, type FormContext } from '../http/route.js'
 import { setTimezone } from './timezone-setting.js'
 import { signInPath } from '../http/viewer.js'
 import { settingsPage, SHOWN_ENVIRONMENTS, type RepoProblem, type SettingsState } from './views/settings.js'
+import { dataConfig } from '../../../shared/config/data.js'
+import { getDataLimits, parseDataLimits, setDataLimits } from './data-limits.js'
+import { getStorageFigures } from './storage-figures.js'
+import { storagePage, type DataLimitsState } from './views/storage.js'
 
 const settingsPath = (projectId: string): string => `/projects/${encodeURIComponent(projectId)}/settings/codehost`
 
@@ -45,10 +50,15 @@ function problemStatus(problem: RepoProblem): number {
 export function registerSettingsRoutes(app: uWS.TemplatedApp, deps: DashboardDeps): void {
   const db = deps.setup.db
   const settings: SettingsDeps = { db, redis: deps.setup.redis, keys: deps.setup.keys, codehost: deps.codehost }
-  const pageState = async (projectId: string): Promise<SettingsState> => ({
+  // Without the composition root's: what an unset environment gives (SVC_RETENTION_DAYS, SVC_PROJECT_EVENTS_PER_MINUTE).
+  const defaults = deps.dataDefaults ?? dataConfig({})
+  const storageDeps = { db, redis: deps.setup.redis, keys: deps.setup.keys }
+  const pageState = async (projectId: string, refused?: DataLimitsState['refused']): Promise<SettingsState> => ({
     checked: deps.codehost !== undefined,
     installUrl: deps.codehost?.installUrl() || undefined,
     environments: await listEnvironments(db, projectId, SHOWN_ENVIRONMENTS),
+    data: { limits: await getDataLimits(db, projectId), defaults, ...(refused ? { refused } : {}) },
+    storage: await getStorageFigures(storageDeps, projectId),
   })
 
   getPage(app, deps, '/projects/:id/settings/codehost', async (ctx) => {
@@ -94,5 +104,22 @@ export function registerSettingsRoutes(app: uWS.TemplatedApp, deps: DashboardDep
     if (outcome.kind === 'unknown_zone') return sendPage(ctx.ex, 400, settingsPage(ctx.viewer, owned.project, { ...(await pageState(owned.project.id)), timezoneRefused: outcome.text }))
     if (outcome.kind === 'saved') deps.log.info('project setting changed', { project_id: owned.project.id, user_id: owned.userId, setting: 'timezone', value: outcome.zone })
     redirect(ctx.ex, `${settingsPath(owned.project.id)}?saved=timezone`)
+  })
+
+  postForm(app, deps, '/projects/:id/settings/data', async (ctx) => {
+    const owned = await ownerOfForm(deps, ctx)
+    if (!owned) return
+    const parsed = parseDataLimits(ctx.form.get('retention_days') ?? '', ctx.form.get('events_per_minute') ?? '')
+    if (!parsed.ok) return sendPage(ctx.ex, 400, settingsPage(ctx.viewer, owned.project, await pageState(owned.project.id, parsed)))
+    if (!(await setDataLimits(db, owned.userId, owned.project.id, parsed.limits))) throw new PageError(403, 'Not allowed', "Only the project's owner can change its settings. Sign in as the owner, or ask them to change it.")
+    deps.log.info('project setting changed', { project_id: owned.project.id, user_id: owned.userId, setting: 'data_limits', retention_days: parsed.limits.retentionDays, events_per_minute: parsed.limits.eventsPerMinute })
+    redirect(ctx.ex, `${settingsPath(owned.project.id)}?saved=data_limits`)
+  })
+
+  // The storage panel alone, for every member (the settings page around it is the owners').
+  getPage(app, deps, '/projects/:id/settings/storage', async (ctx) => {
+    const member = await ownProject(deps, ctx)
+    if (!member) return
+    sendPage(ctx.ex, 200, storagePage(ctx.viewer, member.project, await getStorageFigures(storageDeps, member.project.id)))
   })
 }

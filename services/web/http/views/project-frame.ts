@@ -5,7 +5,7 @@ import { layout, when } from './layout.js'
 
 type Tab = 'overview' | 'issues' | 'recordings' | 'known-problems' | 'digests' | 'alerts' | 'members' | 'settings'
 
-/** A project page: crumbs, the project's tabs (Settings only for an owner: a member cannot open it), then body. */
+/** A project page: crumbs, the project's tabs (Settings only for an owner: a member cannot open it, and gets Storage, the settings page's panel, instead), then body. */
 export function projectFrame(viewer: Viewer, project: { id: string; name: string; role?: string }, tab: Tab, title: string, body: SafeHtml): SafeHtml {
   const base = `/projects/${project.id}`
   const link = (target: Tab, href: string, label: string) => html`<a href="${href}"${tab === target ? html` aria-current="page"` : ''}>${label}</a>`
@@ -13,7 +13,7 @@ export function projectFrame(viewer: Viewer, project: { id: string; name: string
     viewer,
     `${title} · ${project.name}`,
     html`<p class="crumbs"><a href="/">Projects</a> / <span>${project.name}</span></p>
-<nav class="tabs" aria-label="Project">${link('overview', base, 'Overview')}${link('issues', `${base}/issues`, 'Issues')}${link('recordings', `${base}/recordings`, 'Recordings')}${link('known-problems', `${base}/known-problems`, 'Known problems')}${link('digests', `${base}/digests`, 'Digests')}${link('alerts', `${base}/alerts`, 'Alerts')}${link('members', `${base}/members`, 'Members')}${project.role === 'member' ? '' : link('settings', `${base}/settings/codehost`, 'Settings')}</nav>
+<nav class="tabs" aria-label="Project">${link('overview', base, 'Overview')}${link('issues', `${base}/issues`, 'Issues')}${link('recordings', `${base}/recordings`, 'Recordings')}${link('known-problems', `${base}/known-problems`, 'Known problems')}${link('digests', `${base}/digests`, 'Digests')}${link('alerts', `${base}/alerts`, 'Alerts')}${link('members', `${base}/members`, 'Members')}${project.role === 'member' ? link('settings', `${base}/settings/storage`, 'Storage') : link('settings', `${base}/settings/codehost`, 'Settings')}</nav>
 ${body}`,
   )
 }

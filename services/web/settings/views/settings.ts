@@ -1,7 +1,7 @@
 /**
  * The project settings page (GET /projects/:id/settings/codehost): the repository with its form
- * and the app's install link, the limited-draft opt-in, the digest's time zone, and the project's
- * environments with the UUIDs the operator commands take. Only the project's owner sees it.
+ * and the app's install link, the limited-draft opt-in, the digest's time zone, the data limits and
+ * the storage panel, and the project's environments with the UUIDs the operator commands take. Only the project's owner sees it.
  */
 import type { EnvironmentRow } from '../../../grouper/read/environments.js'
 import { html, safeHref, type SafeHtml } from '../../http/html.js'
@@ -11,6 +11,8 @@ import type { Viewer } from '../../http/viewer.js'
 import { csrfField, when } from '../../http/views/layout.js'
 import { projectFrame, yesNo } from '../../http/views/project-frame.js'
 import { timezoneSection } from './timezone-setting.js'
+import { dataLimitsSection, storagePanel, type DataLimitsState } from './storage.js'
+import type { StorageFigures } from '../storage-figures.js'
 
 /** An answer to the repository form that leaves the page in place with an error. */
 export type RepoProblem = Extract<RepoOutcome, { kind: 'invalid_name' | 'refused' | 'unreachable' }>
@@ -28,6 +30,10 @@ export interface SettingsState {
   timezoneRefused?: string
   /** The project's environments by name (at most SHOWN_ENVIRONMENTS of them) and how many it has. */
   environments: { environments: readonly EnvironmentRow[]; total: number }
+  /** The data-limits form: stored limits, the defaults, and a refused post. */
+  data: DataLimitsState
+  /** The storage panel's figures. */
+  storage: StorageFigures
 }
 
 /** Environments the page lists; past them it sends the reader to svc environments, which lists every one. */
@@ -83,6 +89,8 @@ function savedText(project: ProjectFacts, saved: SavedOutcome): SafeHtml {
       return html`Limited drafts are ${project.fix_limited_drafts ? 'on' : 'off'}.`
     case 'timezone':
       return html`The daily digest comes around 09:00 ${project.timezone}.`
+    case 'data_limits':
+      return html`The data limits were saved.`
   }
 }
 
@@ -152,6 +160,8 @@ ${state.saved ? html`<p class="notice" role="status">${savedText(project, state.
 ${repositorySection(viewer, project, state)}
 ${fixesSection(viewer, project)}
 ${timezoneSection(viewer, project, state.timezoneRefused)}
+${dataLimitsSection(viewer, project, state.data)}
+${storagePanel(state.storage)}
 ${environmentsSection(project, state.environments)}`,
   )
 }
