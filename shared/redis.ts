@@ -76,6 +76,8 @@ export function streamKeys(prefix: string) {
     digestSlots: `${prefix}digester:slots`,
     /** One entry per alert delivery to send ({ alert: <id> }); its state lives in alert_deliveries. */
     alerts: `${prefix}stream:alerts`,
+    /** The lock of the workers' upkeep sweep (old digests, setup sessions and dead letters; services/worker/upkeep.ts). */
+    upkeepSweep: `${prefix}worker:upkeep:sweep`,
     /** The alerter's fleet-wide slots for chat posts (ALERT_MAX_CONCURRENT). */
     alertSlots: `${prefix}alerter:slots`,
     /** The fleet-wide investigation slots (INVESTIGATION_MAX_CONCURRENT): holder → lease expiry. */

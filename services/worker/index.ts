@@ -1,4 +1,4 @@
-/** A worker process: hosts the configured consumer services, trims their streams, serves /health and /metrics. */
+/** A worker process: hosts the configured consumer services, trims their streams, runs the fleet's upkeep sweep and the storage gauges' count, serves /health and /metrics. */
 import type { Server } from 'node:http'
 import type { Redis } from 'ioredis'
 import type { EmbeddingsConfig, InvestigationLimits, LogLevel, RecordingSettings, ServiceName, StreamTiming } from '../../shared/config/index.js'
@@ -23,6 +23,9 @@ import { createInvestigator, INVESTIGATOR_ENTITIES, type InvestigatorDeps, type 
 import { createMatcher, MATCHER_ENTITIES } from '../matcher/index.js'
 import { createRecorder } from '../recorder/index.js'
 import { startHealthServer } from './health.js'
+import { dataConfig, type DataSettings } from '../../shared/config/data.js'
+import { StorageGauges } from './storage-gauges.js'
+import { upkeepSweeper } from './upkeep.js'
 
 export interface WorkerDeps {
   db: Db
@@ -47,6 +50,8 @@ export interface WorkerDeps {
   matcher?: { limits: FrictionLimits; embeddings: { readonly embeddings: EmbeddingsConfig; readonly logLevel: LogLevel } }
   /** The digester's settings, chat plugin and the dashboard's address (config.digest, plugins.chat, config.baseUrl); its model is tools.model. */
   digests?: { settings: DigestSettings; chat: ChatPlugin | undefined; baseUrl: string; clock?: Clock }
+  /** The cleanup ages the upkeep sweep removes by (config.data); absent, what an unset environment gives. */
+  data?: DataSettings
   /** The alerter's settings (config.alerts); it posts through the digest's chat plugin to the same dashboard address. */
   alerts?: AlertSettings
   /**
@@ -106,6 +111,13 @@ export async function startWorker(deps: WorkerDeps): Promise<Worker> {
   const trimmer = new StreamTrimmer({ redis: deps.redis, streams: streamTopology(deps.keys).map((s) => s.stream) })
   trimmer.on('error', (error: unknown) => deps.log.warn('stream trim failed', { error }))
   trimmer.start()
+  // Fleet-wide, under one lock, whichever services this worker hosts (docs/storage.md).
+  const upkeep = upkeepSweeper({ db: deps.db, redis: deps.redis, keys: deps.keys, data: deps.data ?? dataConfig({}) })
+  upkeep.on('error', (error: unknown) => deps.log.warn('upkeep sweep failed', { error }))
+  upkeep.start()
+  const storage = new StorageGauges({ db: deps.db, redis: deps.redis, keys: deps.keys })
+  storage.on('error', (error: unknown) => deps.log.warn('storage gauges not counted', { error }))
+  storage.start()
   collectProcessMetrics()
   // Every group's depth, whichever services this worker hosts: a fleet-wide fact any worker can report.
   const unwatch = watchStreamDepths(deps.redis, streamTopology(deps.keys))
@@ -119,6 +131,7 @@ export async function startWorker(deps: WorkerDeps): Promise<Worker> {
       server.close()
       unwatch()
       trimmer.stop()
+      await Promise.all([upkeep.stop(), storage.stop()])
       await Promise.all(services.map((s) => s.stop()))
       await ownOrm?.close()
     },

@@ -57,3 +57,21 @@ export async function replayDeadLetters(redis: Redis, stream: string, group: str
   const keys = groupKeys(stream, group)
   return Number(await redis.eval(REPLAY_LUA, 2, keys.dead, keys.delayed, Date.now(), ...ids))
 }
+
+/**
+ * Removes dead letters older than keepMs from every group's dead-letter stream (XTRIM MINID: a
+ * dead letter's id is the time it was dead-lettered). Exact trimming, unbounded by count: dead
+ * letters are entries that failed every attempt, few by nature, and XTRIM frees whole nodes
+ * cheaply. Answers how many went.
+ */
+export async function trimDeadLetters(redis: Redis, streams: ReadonlyArray<{ stream: string; groups: readonly string[] }>, keepMs: number, now: number = Date.now()): Promise<number> {
+  const minId = `${Math.max(0, now - keepMs)}-0`
+  const pipeline = redis.pipeline()
+  for (const { stream, groups } of streams) for (const group of groups) pipeline.xtrim(groupKeys(stream, group).dead, 'MINID', minId)
+  let removed = 0
+  for (const [error, count] of (await pipeline.exec()) ?? []) {
+    if (error) throw error
+    removed += Number(count)
+  }
+  return removed
+}

@@ -3,4 +3,4 @@ export { StreamConsumer, type ConsumerOptions, type HandlerContext, type StreamE
 export { ensureGroup, groupActivity, groupInfo, queueDepth, type Depth } from './groups.js'
 export { compareIds, groupKeys, type GroupKeys } from './names.js'
 export { StreamTrimmer, trimStream } from './trim.js'
-export { listDeadLetters, replayDeadLetters, type DeadLetter } from './dead-letters.js'
+export { listDeadLetters, replayDeadLetters, trimDeadLetters, type DeadLetter } from './dead-letters.js'

@@ -107,7 +107,7 @@ export async function startTestStack(
     async startWorker() {
       const tools = { model: options.model, codehost: options.plugins?.codehost }
       const fixes = { sandboxes: options.sandboxes, template: config.secrets.sandboxJavascriptTemplate, evidenceLimits: config.investigations.sandbox, publicUrl: config.baseUrl }
-      const worker = await startWorker({ db, objects: await objects(), redis, keys, log, services: config.services, timing: config.stream, healthPort: 0, healthHost: '127.0.0.1', investigations: config.investigations, recordings: config.recordings, matcher: { limits: config.friction, embeddings: config }, digests: { settings: config.digest, chat: options.plugins?.chat, baseUrl: config.baseUrl }, alerts: config.alerts, tools, fixes })
+      const worker = await startWorker({ db, objects: await objects(), redis, keys, log, services: config.services, timing: config.stream, healthPort: 0, healthHost: '127.0.0.1', investigations: config.investigations, recordings: config.recordings, matcher: { limits: config.friction, embeddings: config }, digests: { settings: config.digest, chat: options.plugins?.chat, baseUrl: config.baseUrl }, alerts: config.alerts, data: config.data, tools, fixes })
       workers.push(worker)
       stack.worker ??= worker
       return worker
