@@ -3,6 +3,7 @@ import type { Server } from 'node:http'
 import type { Redis } from 'ioredis'
 import type { EmbeddingsConfig, InvestigationLimits, LogLevel, RecordingSettings, ServiceName, StreamTiming } from '../../shared/config/index.js'
 import type { FrictionLimits } from '../../shared/config/friction.js'
+import type { DataSettings } from '../../shared/config/data.js'
 import type { Db } from '../../shared/db/index.js'
 import type { ObjectStore } from '../../shared/object-store.js'
 import type { Logger } from '../../shared/log.js'
@@ -47,6 +48,8 @@ export interface WorkerDeps {
   matcher?: { limits: FrictionLimits; embeddings: { readonly embeddings: EmbeddingsConfig; readonly logLevel: LogLevel } }
   /** The digester's settings, chat plugin and the dashboard's address (config.digest, plugins.chat, config.baseUrl); its model is tools.model. */
   digests?: { settings: DigestSettings; chat: ChatPlugin | undefined; baseUrl: string; clock?: Clock }
+  /** Data limits (config.data); the grouper samples floods of one issue by them. Absent: the defaults. */
+  data?: DataSettings
   /** The alerter's settings (config.alerts); it posts through the digest's chat plugin to the same dashboard address. */
   alerts?: AlertSettings
   /**
