@@ -4,6 +4,7 @@ import { createGrouper } from '../../services/grouper/index.js'
 import { pageIssueEvents } from '../../services/grouper/read/issue-pages.js'
 import { getLatestEvent, listRecentEvents } from '../../services/grouper/read/issues.js'
 import { storeEventBatch } from '../../services/grouper/store-events.js'
+import { loadRecentFrames, loadSubject } from '../../services/investigator/investigation/subject.js'
 import { ProjectVersions } from '../../services/grouper/project-versions.js'
 import { dataConfig } from '../../shared/config/data.js'
 import { envelopeFields, type EventEnvelope } from '../../shared/domain/event.js'
@@ -69,6 +70,8 @@ t.test('a flood of one issue stores K whole and every N-th past K, and counts ev
   const page = await pageIssueEvents(stack.db, floodId, undefined, 50, { message: 100, stack: 100 })
   t.same(page.map((e) => e.message), ['flood #17', 'flood #13', 'flood #9', 'flood #5', 'flood #4', 'flood #3', 'flood #2', 'flood #1'], 'event pages list the whole events')
   t.same((await listRecentEvents(stack.db, floodId)).map((e) => e.message).slice(0, 2), ['flood #17', 'flood #13'])
+  t.equal((await loadSubject(stack.db, floodId))?.event?.message, 'flood #17', 'an investigation reads a whole event')
+  t.same((await loadRecentFrames(stack.db, floodId))?.events.map((e) => e.url), Array(5).fill('http://localhost:5173/cart'), 'and the stack check the pages and frames of whole events only')
 })
 
 t.test('a redelivered batch changes nothing, and a partly redelivered one counts only its new events', async (t) => {
