@@ -126,3 +126,12 @@ t.test('the grouper tallies sampled events for the storage panel and counts them
   const metric = await registry.getSingleMetric('svc_grouper_events_sampled_total')?.get()
   t.equal(metric?.values[0]?.value, 2, 'svc_grouper_events_sampled_total')
 })
+
+t.test('two batches of one issue stored at once keep K whole and every N-th past K between them', async (t) => {
+  const stack = await startTestStack(t, { ingress: false })
+  const at = Date.now() - 10 * 60 * 1000
+  const [one, two] = await Promise.all([store(stack, flood(stack, 'both', 1, 10, at)), store(stack, flood(stack, 'both', 11, 10, at))])
+  t.equal(one!.changes[0]!.issueId, two!.changes[0]!.issueId)
+  t.equal((one!.sampled[stack.projectId] ?? 0) + (two!.sampled[stack.projectId] ?? 0), 12, 'whichever went first, 8 of 20 whole')
+  t.same(await issueOf(stack, one!.changes[0]!.issueId), { event_count: 20, user_count: 20, last_seen: new Date(at + 20), whole: 8, slim: 12 })
+})
