@@ -166,7 +166,8 @@ CREATE TABLE public.events (
     "grouping" json NOT NULL,
     payload json NOT NULL,
     recording_id uuid,
-    merged_from uuid
+    merged_from uuid,
+    whole boolean DEFAULT true NOT NULL
 );
 ALTER TABLE ONLY public.events ALTER COLUMN "grouping" SET COMPRESSION lz4;
 ALTER TABLE ONLY public.events ALTER COLUMN payload SET COMPRESSION lz4;
@@ -491,7 +492,9 @@ CREATE TABLE public.issues (
     regressed_at timestamp with time zone,
     regressed_release text,
     merged_into uuid,
-    assignee_id uuid
+    assignee_id uuid,
+    sample_window_start timestamp with time zone,
+    sample_window_events integer DEFAULT 0 NOT NULL
 );
 CREATE TABLE public.matching_decisions (
     finding_id uuid NOT NULL,

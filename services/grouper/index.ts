@@ -15,6 +15,9 @@ import { GROUPS } from '../../shared/topology.js'
 import { ProjectVersions } from './project-versions.js'
 import { KnownIds } from '../../shared/domain/known-ids.js'
 import { storeEventBatch } from './store-events.js'
+import { DEFAULT_SAMPLING, issueSamplingOf } from './issue-sampling.js'
+import type { DataSettings } from '../../shared/config/data.js'
+import { addIntakeTally } from '../../shared/domain/intake-tally.js'
 import { storedMaps } from './symbolication/stored-maps.js'
 import { Symbolicator } from './symbolication/symbolicator.js'
 
@@ -26,6 +29,8 @@ export interface GrouperDeps {
   keys: StreamKeys
   log: Logger
   timing: StreamTiming
+  /** Data limits (config.data): the grouper samples floods of one issue by them; absent, the defaults an unset environment gives. */
+  data?: DataSettings
   /** Entries per read (one transaction each); by default, as many as make about EVENTS_PER_BATCH events. */
   batchSize?: number
 }
@@ -59,6 +64,7 @@ const EVENTS_PER_BATCH = 600
 const stored = new Counter({ name: 'svc_grouper_events_stored_total', help: 'Events the grouper stored (noise included), each once: a redelivered event counts as a duplicate.' })
 const duplicates = new Counter({ name: 'svc_grouper_events_duplicate_total', help: 'Events the grouper found stored already (a redelivery, or a resend with the same event_id).' })
 const noise = new Counter({ name: 'svc_grouper_events_noise_total', help: 'Events the noise rules marked, stored in noise issues and never investigated (a redelivered batch counts its noise again).' })
+const sampled = new Counter({ name: 'svc_grouper_events_sampled_total', help: 'Events the grouper counted but stored slim, past their issue\'s cap in its window (docs/sampling.md); each once.' })
 const unreadable = new Counter({ name: 'svc_grouper_events_unreadable_total', help: 'Events whose body no longer parses: skipped and logged, not retried.' })
 
 /** Creates the grouper service (not yet started). */
@@ -67,6 +73,7 @@ export function createGrouper(deps: GrouperDeps): HostedService {
   const symbolicator = new Symbolicator(storedMaps(deps.db, deps.objects))
   const versions = new ProjectVersions(deps.db)
   const known = { issues: new KnownIds(), environments: new KnownIds(), seen: new KnownIds() }
+  const sampling = deps.data ? issueSamplingOf(deps.data) : DEFAULT_SAMPLING
   let eventsPerEntry = 1
   const handler = async (entries: StreamEntry[]): Promise<void> => {
     const envelopes: EventEnvelope[] = []
@@ -76,11 +83,16 @@ export function createGrouper(deps: GrouperDeps): HostedService {
       if (read.malformed > 0) log.error('events stream entry holds records without envelope fields; skipped', { entry: entry.id, records: read.malformed })
     }
     eventsPerEntry = 0.7 * eventsPerEntry + 0.3 * Math.max(1, envelopes.length / entries.length)
-    const outcome = await storeEventBatch(deps.db, envelopes, symbolicator, versions, known)
+    const outcome = await storeEventBatch(deps.db, envelopes, symbolicator, versions, known, sampling)
     stored.inc(outcome.stored)
     duplicates.inc(outcome.duplicates)
     noise.inc(outcome.noise)
     unreadable.inc(outcome.unreadable.length)
+    // After the commit: the storage panel's tally of events counted but not stored whole.
+    for (const [projectId, n] of Object.entries(outcome.sampled)) {
+      sampled.inc(n)
+      await addIntakeTally(deps.redis, deps.keys, projectId, 'sampled', n)
+    }
     // After the commit: admission hears which issues gained events (a redelivered batch says it again).
     if (outcome.changes.length > 0) await deps.redis.xadd(deps.keys.issueChanges, '*', ...Object.entries(changeFields(outcome.changes)).flat())
     // After the commit: setup sessions held on "until an event arrives" re-read their facts.

@@ -6,6 +6,7 @@
 import type pg from 'pg'
 import type { Grouped, Prepared } from './prepared.js'
 import type { TriageState } from './triage/on-events.js'
+import type { SampleWindow } from './issue-sampling.js'
 
 const TRIAGE_COLUMNS = ['id', 'project_id', 'triage', 'resolved_at', 'resolved_mode', 'resolved_release', 'ignored_until', 'ignored_until_events', 'ignored_until_users', 'event_count', 'user_count'].map((c) => `i.${c}`).join(', ')
 
@@ -68,7 +69,7 @@ export async function upsertActors(client: pg.PoolClient, inserted: Prepared[], 
  * (an id the code wrote, masked by the rule before issue 28): a title never flips between engines'
  * wordings, and a name masked once comes back with the next event that names it.
  */
-export async function bumpIssueCounters(client: pg.PoolClient, inserted: Prepared[], issueIds: Map<string, string>, gains: ActorGains): Promise<TriageState[]> {
+export async function bumpIssueCounters(client: pg.PoolClient, inserted: Prepared[], issueIds: Map<string, string>, gains: ActorGains, windows: ReadonlyMap<string, SampleWindow>): Promise<TriageState[]> {
   const perIssue = new Map<string, { n: number; first: number; last: number; best: Grouped }>()
   for (const x of inserted) {
     const id = issueIds.get(x.issueKey)!
@@ -90,9 +91,11 @@ export async function bumpIssueCounters(client: pg.PoolClient, inserted: Prepare
        last_seen = GREATEST(i.last_seen, d.last),
        title = CASE WHEN d.q > i.detail_quality OR (d.q = i.detail_quality AND i.title = d.m AND d.t <> d.m) THEN d.t ELSE i.title END,
        culprit = CASE WHEN d.q > i.detail_quality THEN d.c ELSE i.culprit END,
-       detail_quality = GREATEST(i.detail_quality, d.q)
-     FROM unnest($1::uuid[], $2::int[], $3::int[], $4::int[], $5::timestamptz[], $6::timestamptz[], $7::int[], $8::text[], $9::text[], $10::text[])
-       AS d(id, n, u, s, first, last, q, t, c, m)
+       detail_quality = GREATEST(i.detail_quality, d.q),
+       sample_window_start = d.ws,
+       sample_window_events = d.wn
+     FROM unnest($1::uuid[], $2::int[], $3::int[], $4::int[], $5::timestamptz[], $6::timestamptz[], $7::int[], $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::int[])
+       AS d(id, n, u, s, first, last, q, t, c, m, ws, wn)
      WHERE i.id = d.id
      RETURNING ${TRIAGE_COLUMNS}`,
     [
@@ -106,6 +109,9 @@ export async function bumpIssueCounters(client: pg.PoolClient, inserted: Prepare
       rows.map((row) => row.best.title),
       rows.map((row) => row.best.culprit),
       rows.map((row) => row.best.maskedTitle ?? null),
+      // The sampling window as planSampling walked it under the row's lock (issue-sampling.ts).
+      ids.map((id) => new Date(windows.get(id)!.start!)),
+      ids.map((id) => windows.get(id)!.events),
     ],
   )
   return triaged.filter((row): row is TriageState => row.triage !== 'open')

@@ -19,6 +19,7 @@ import { upsertIssues } from './upsert-issues.js'
 import { bumpIssueCounters, upsertActors } from './issue-counters.js'
 import { recordSeen, reopenOnEvents, routeMerged } from './triage/on-events.js'
 import type { Grouped, Prepared } from './prepared.js'
+import { DEFAULT_SAMPLING, planSampling, SLIM_PAYLOAD, windowsAfter, type IssueSampling } from './issue-sampling.js'
 
 export interface BatchOutcome {
   stored: number
@@ -27,6 +28,8 @@ export interface BatchOutcome {
   noise: number
   /** Entries whose body no longer parses: cannot succeed on retry, so they are reported, not retried. */
   unreadable: string[]
+  /** Newly stored events that were stored slim (per-issue sampling, docs/sampling.md), by project: counted, payload dropped. */
+  sampled: Record<string, number>
   /** Issues (not noise) the batch's events belong to, stored now or before (a redelivery), with their releases. */
   changes: IssueChange[]
 }
@@ -34,10 +37,11 @@ export interface BatchOutcome {
 
 /**
  * Groups and stores a batch; resolves once everything is committed. Each project's events are
- * grouped with its own fingerprint version (versions, kept across batches by the grouper).
+ * grouped with its own fingerprint version (versions, kept across batches by the grouper); past an
+ * issue's cap in its window, events are stored slim (sampling).
  */
-export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[], symbolicator?: Symbolicator, versions = new ProjectVersions(db), known: GrouperMemory = { issues: new KnownIds(), environments: new KnownIds() }): Promise<BatchOutcome> {
-  const outcome: BatchOutcome = { stored: 0, duplicates: 0, noise: 0, unreadable: [], changes: [] }
+export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[], symbolicator?: Symbolicator, versions = new ProjectVersions(db), known: GrouperMemory = { issues: new KnownIds(), environments: new KnownIds() }, sampling = DEFAULT_SAMPLING): Promise<BatchOutcome> {
+  const outcome: BatchOutcome = { stored: 0, duplicates: 0, noise: 0, sampled: {}, unreadable: [], changes: [] }
   const groupingOf = await versions.of(envelopes.map((envelope) => envelope.projectId))
   const prepared: Prepared[] = []
   // One bug reported by many users arrives as many events with the same error and stack: within a
@@ -80,7 +84,7 @@ export async function storeEventBatch(db: Db, envelopes: readonly EventEnvelope[
   if (prepared.length === 0) return outcome
 
   try {
-    const found = await db.withTransaction((client) => storePrepared(client, prepared, outcome, known))
+    const found = await db.withTransaction((client) => storePrepared(client, prepared, outcome, known, sampling))
     known.issues.remember(found.issues)
     known.environments.remember(found.environments)
     known.seen?.remember(found.seen)
@@ -101,18 +105,20 @@ export interface GrouperMemory {
 }
 
 /** The batch's writes, in one transaction: environments, issues, events, actors, counters, triage; answers what to remember. */
-async function storePrepared(client: pg.PoolClient, prepared: Prepared[], outcome: BatchOutcome, known: GrouperMemory): Promise<{ issues: Map<string, string>; environments: Map<string, string>; seen: Map<string, string> }> {
+async function storePrepared(client: pg.PoolClient, prepared: Prepared[], outcome: BatchOutcome, known: GrouperMemory, sampling: IssueSampling): Promise<{ issues: Map<string, string>; environments: Map<string, string>; seen: Map<string, string> }> {
   const environmentIds = await upsertEnvironments(client, prepared, known.environments)
   // A fingerprint's own issue is what is remembered; its events land where that issue was merged.
   const created = new Set<string>()
   const own = await upsertIssues(client, prepared, known.issues, created)
   const { ids: issueIds, from } = await routeMerged(client, own)
-  const inserted = await insertEvents(client, prepared, issueIds, environmentIds, from)
+  const plan = await planSampling(client, prepared, issueIds, sampling)
+  const inserted = await insertEvents(client, prepared, issueIds, environmentIds, from, plan.slim)
   outcome.stored = inserted.length
+  for (const x of inserted) if (plan.slim.has(x.envelope.id)) outcome.sampled[x.envelope.projectId] = (outcome.sampled[x.envelope.projectId] ?? 0) + 1
   outcome.duplicates = prepared.length - inserted.length
   const seen = await recordSeen(client, inserted, issueIds, environmentIds, known.seen ?? new KnownIds())
   const actorGains = await upsertActors(client, inserted, issueIds)
-  const triaged = await bumpIssueCounters(client, inserted, issueIds, actorGains)
+  const triaged = await bumpIssueCounters(client, inserted, issueIds, actorGains, windowsAfter(plan, inserted, issueIds, sampling))
   const regressed = await reopenOnEvents(client, triaged, inserted, issueIds)
   outcome.changes = changesOf(prepared, issueIds, { created, regressed, inserted: new Set(inserted.map((x) => x.envelope.id)) })
   return { issues: own, environments: environmentIds, seen }
@@ -144,7 +150,7 @@ function changesOf(prepared: Prepared[], issueIds: Map<string, string>, signals:
   return [...changes.values()]
 }
 
-async function insertEvents(client: pg.PoolClient, prepared: Prepared[], issueIds: Map<string, string>, environmentIds: Map<string, string>, mergedFrom: Map<string, string>): Promise<Prepared[]> {
+async function insertEvents(client: pg.PoolClient, prepared: Prepared[], issueIds: Map<string, string>, environmentIds: Map<string, string>, mergedFrom: Map<string, string>, slim: ReadonlySet<string>): Promise<Prepared[]> {
   // One event sent twice (its first answer was lost) can arrive twice in a batch: one row, counted once.
   const ids = new Set<string>()
   const unique = prepared.filter((x) => !ids.has(x.envelope.id) && ids.add(x.envelope.id))
@@ -168,13 +174,15 @@ async function insertEvents(client: pg.PoolClient, prepared: Prepared[], issueId
       mf: mergedFrom.get(x.issueKey),
     }
     const head = JSON.stringify(columns)
-    return `${head.slice(0, -1)},"g":${x.grouping.json},"b":${x.body}}`
+    // A slim row (sampling) keeps what counting and facets read, and a grouping without frames.
+    if (slim.has(x.envelope.id)) return `${head.slice(0, -1)},"w":false,"g":${JSON.stringify({ version: x.grouping.version, fingerprint: x.grouping.fingerprint, culprit: x.grouping.culprit })},"b":${SLIM_PAYLOAD}}`
+    return `${head.slice(0, -1)},"w":true,"g":${x.grouping.json},"b":${x.body}}`
   })
   const { rows: insertedRows } = await client.query<{ id: string }>(
-    `INSERT INTO events (id, project_id, issue_id, environment_id, occurred_at, received_at, release, session_id, user_key, recording_id, merged_from, grouping, payload)
-     SELECT id, p, i, e, o, r, rel, s, u, rec, mf, g, b
+    `INSERT INTO events (id, project_id, issue_id, environment_id, occurred_at, received_at, release, session_id, user_key, recording_id, merged_from, grouping, payload, whole)
+     SELECT id, p, i, e, o, r, rel, s, u, rec, mf, g, b, w
      FROM json_to_recordset($1::json)
-       AS x(id uuid, p uuid, i uuid, e uuid, o timestamptz, r timestamptz, rel text, s text, u text, rec uuid, mf uuid, g json, b json)
+       AS x(id uuid, p uuid, i uuid, e uuid, o timestamptz, r timestamptz, rel text, s text, u text, rec uuid, mf uuid, g json, b json, w boolean)
      ON CONFLICT (id) DO NOTHING
      RETURNING id`,
     // As bytes: pg sends a Buffer as it is (json's binary form is its text), where a string would be

@@ -50,7 +50,7 @@ export interface WorkerDeps {
   matcher?: { limits: FrictionLimits; embeddings: { readonly embeddings: EmbeddingsConfig; readonly logLevel: LogLevel } }
   /** The digester's settings, chat plugin and the dashboard's address (config.digest, plugins.chat, config.baseUrl); its model is tools.model. */
   digests?: { settings: DigestSettings; chat: ChatPlugin | undefined; baseUrl: string; clock?: Clock }
-  /** The cleanup ages the upkeep sweep removes by (config.data); absent, what an unset environment gives. */
+  /** Data limits (config.data): the grouper's per-issue sampling and the upkeep sweep's cleanup ages. Absent: the defaults. */
   data?: DataSettings
   /** The alerter's settings (config.alerts); it posts through the digest's chat plugin to the same dashboard address. */
   alerts?: AlertSettings

@@ -33,7 +33,7 @@ export interface PagedEvent {
   page_url: string | null
 }
 
-/** Up to limit events of issueId after the position, newest received first, message and stack cut to the characters given. */
+/** Up to limit events of issueId stored whole (sampled ones have nothing to show) after the position, newest received first, message and stack cut to the characters given. */
 export async function pageIssueEvents(db: Queryable, issueId: string, after: PagePosition | undefined, limit: number, chars: { message: number; stack: number }): Promise<PagedEvent[]> {
   // Walks events_issue_received (issue_id, received_at DESC); the id breaks ties.
   const { rows } = await db.query<PagedEvent>(
@@ -42,7 +42,7 @@ export async function pageIssueEvents(db: Queryable, issueId: string, after: Pag
             left(e.payload->'error'->>'message', $3) AS message, left(e.payload->'error'->>'stack', $4) AS stack,
             left(e.payload->'context'->>'url', 2048) AS page_url
        FROM events e LEFT JOIN environments env ON env.id = e.environment_id
-      WHERE e.issue_id = $1 AND ($5::text IS NULL OR (e.received_at, e.id) < (${fromMicros('$5')}, $6::uuid))
+      WHERE e.issue_id = $1 AND e.whole AND ($5::text IS NULL OR (e.received_at, e.id) < (${fromMicros('$5')}, $6::uuid))
       ORDER BY e.received_at DESC, e.id DESC
       LIMIT $2`,
     [issueId, limit, chars.message, chars.stack, after?.micros ?? null, after?.id ?? null],

@@ -105,14 +105,14 @@ export async function getIssueDetail(db: Queryable, projectId: string, issueId: 
   return rows[0]
 }
 
-/** The issue's most recent event: its stored frames, the error as sent, its breadcrumbs and context. */
+/** The issue's most recent event stored whole (a sampled one has no payload): its stored frames, the error as sent, its breadcrumbs and context. */
 export async function getLatestEvent(db: Queryable, issueId: string): Promise<LatestEvent | undefined> {
   const { rows } = await db.query<{ id: string; occurred_at: Date; received_at: Date; release: string | null; environment: string | null; grouping: unknown; error: unknown; breadcrumbs: unknown; context: unknown }>(
     `SELECT e.id, e.occurred_at, e.received_at, e.release, env.name AS environment, e.grouping,
             e.payload->'error' AS error, e.payload->'breadcrumbs' AS breadcrumbs, e.payload->'context' AS context
        FROM events e
        LEFT JOIN environments env ON env.id = e.environment_id
-      WHERE e.issue_id = $1 ORDER BY e.received_at DESC LIMIT 1`,
+      WHERE e.issue_id = $1 AND e.whole ORDER BY e.received_at DESC LIMIT 1`,
     [issueId],
   )
   const row = rows[0]
@@ -146,7 +146,7 @@ export async function getFacets(db: Queryable, issueId: string): Promise<Facets>
     `WITH recent AS (
        SELECT release, environment_id FROM events WHERE issue_id = $1 ORDER BY received_at DESC LIMIT $2
      ), agents AS (
-       SELECT payload->'context'->>'user_agent' AS user_agent FROM events WHERE issue_id = $1 ORDER BY received_at DESC LIMIT $3
+       SELECT payload->'context'->>'user_agent' AS user_agent FROM events WHERE issue_id = $1 AND whole ORDER BY received_at DESC LIMIT $3
      )
      SELECT 'sampled' AS facet, NULL AS value, count(*)::int AS n FROM recent
      UNION ALL
@@ -199,7 +199,7 @@ export async function getDailyCounts(db: Queryable, issueId: string, now = new D
   })
 }
 
-/** The issue's latest events with their raw messages (the issue's title is normalised). */
+/** The issue's latest events stored whole, with their raw messages (the issue's title is normalised). */
 export async function listRecentEvents(db: Queryable, issueId: string): Promise<RecentEvent[]> {
   const { rows } = await db.query<{ id: string; occurred_at: Date; received_at: Date; release: string | null; environment: string | null; user_agent: string | null; error_type: string | null; message: string | null }>(
     `SELECT e.id, e.occurred_at, e.received_at, e.release, env.name AS environment,
@@ -207,7 +207,7 @@ export async function listRecentEvents(db: Queryable, issueId: string): Promise<
             left(e.payload->'error'->>'message', $3) AS message
        FROM events e
        LEFT JOIN environments env ON env.id = e.environment_id
-      WHERE e.issue_id = $1 ORDER BY e.received_at DESC LIMIT $2`,
+      WHERE e.issue_id = $1 AND e.whole ORDER BY e.received_at DESC LIMIT $2`,
     [issueId, RECENT_EVENTS, LISTED_MESSAGE],
   )
   return rows.map((row) => ({

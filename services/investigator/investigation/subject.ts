@@ -42,7 +42,7 @@ export async function loadSubject(db: Db, issueId: string): Promise<Subject | un
   if (!row) return undefined
   const friction = row.kind === 'friction' ? await loadFrictionSubject(db, issueId) : undefined
   const events = await db.query<{ release: string | null; grouping: { frames?: StackFrame[] }; payload: Record<string, unknown> }>(
-    `SELECT release, grouping, payload FROM events WHERE issue_id = $1 ORDER BY received_at DESC LIMIT ${RECENT_EVENTS}`,
+    `SELECT release, grouping, payload FROM events WHERE issue_id = $1 AND whole ORDER BY received_at DESC LIMIT ${RECENT_EVENTS}`,
     [issueId],
   )
   const best = events.rows
@@ -105,7 +105,7 @@ export async function loadRecentFrames(db: Db, issueId: string): Promise<RecentF
   )
   if (!rows[0]) return undefined
   const events = await db.query<{ grouping: { frames?: StackFrame[] }; url: string | null }>(
-    `SELECT grouping, payload->'context'->>'url' AS url FROM events WHERE issue_id = $1 ORDER BY received_at DESC LIMIT ${FRAMES_EVENTS}`,
+    `SELECT grouping, payload->'context'->>'url' AS url FROM events WHERE issue_id = $1 AND whole ORDER BY received_at DESC LIMIT ${FRAMES_EVENTS}`,
     [issueId],
   )
   return {
