@@ -28,7 +28,7 @@ export interface FrontOptions {
   keys: StreamKeys
   log: Logger
   /** Limits, the public base URL and the setup-session settings. */
-  config: Pick<Config, 'databaseUrl' | 'limits' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts' | 'investigations' | 'ingressMetrics' | 'toolServer' | 'secrets' | 'invitationTtlMs'>
+  config: Pick<Config, 'databaseUrl' | 'limits' | 'data' | 'setup' | 'baseUrl' | 'dashboardOrigin' | 'redisKeyPrefix' | 'trustedProxyHops' | 'restarts' | 'investigations' | 'ingressMetrics' | 'toolServer' | 'secrets' | 'invitationTtlMs'>
   /** Code host and chat integrations; absent ones turn their setup steps into clear refusals. */
   plugins: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }
   port: number
@@ -43,6 +43,8 @@ export interface FrontOptions {
    * metrics; an ingress thread passes its ask for the merged metrics of every thread.
    */
   metrics?: () => Promise<string>
+  /** How long a key lookup (and the project cap read with it) is trusted; tests shorten it. */
+  keyCacheMs?: number
 }
 
 export interface Front {
@@ -56,12 +58,12 @@ export async function startFront(options: FrontOptions): Promise<Front> {
   const log = options.log.child({ service: 'ingress' })
   collectProcessMetrics()
   // One authenticator for both sides: a revocation published by any process empties its cache at once.
-  const auth = new KeyAuthenticator(db)
+  const auth = new KeyAuthenticator(db, { cacheMs: options.keyCacheMs })
   const revocations = new RevocationWatch(redis, keys.keyRevoked, auth)
   await revocations.ready()
   let ingestion: Awaited<ReturnType<typeof startIngestion>>
   try {
-    ingestion = await startIngestion({ db, objects: options.objects, redis, keys, log, limits: config.limits, auth })
+    ingestion = await startIngestion({ db, objects: options.objects, redis, keys, log, limits: config.limits, projectEventsPerMinute: config.data.projectEventsPerMinute, auth })
   } catch (error) {
     revocations.close()
     throw error
