@@ -33,6 +33,7 @@ import { child, startIngressChild, stopChild, SVC, waitHttp } from './load/child
 import { measureDrain, type Drained } from './load/drain.js'
 import { realisticEvent } from './load/events.js'
 import { pacedPost } from './load/paced-post.js'
+import { measureStages } from './load/stages.js'
 import { writeRecordingLoad } from './load/recording-load.js'
 import { requireWrk, runWrk, writeLoads, type WrkResult } from './load/wrk.js'
 
@@ -182,6 +183,13 @@ async function main(): Promise<void> {
     console.log(`| raw ceiling (bare uWS route, 202) | ${rawRps.toFixed(0)} req/s (${each((r) => r.raw.rps)}) | — |`)
     console.log(`| accepted by the ingress (2 KB events) | ${acceptedRps.toFixed(0)} events/s (${each((r) => acceptedOf(r.accepted))}) | ≥ 40% of raw |`)
     console.log(`| accepted / raw | ${percent(acceptedRps / rawRps)} (${rounds.map((r) => percent(acceptedOf(r.accepted) / r.raw.rps)).join(', ')}) | ≥ 40% |`)
+    // Where an accepted event's time goes: each stage timed on its own in this process, with the
+    // servers stopped, over the same bodies and packs as large as the accepted rounds made.
+    const split = await measureStages(bodies, acceptedRequests / Math.max(1, queued), redis, keys)
+    const staged = split.perEvent.slice(0, split.ingressStages).reduce((sum, [, us]) => sum + us, 0)
+    console.log(`| raw route per request (its one thread's second over its rate, wrk on the other core) | ${(1e6 / rawRps).toFixed(1)} µs | — |`)
+    console.log(`| accepted event per request (the ingress threads' seconds over their rate) | ${((1e6 * Number(INGRESS_THREADS)) / acceptedRps).toFixed(1)} µs (${INGRESS_THREADS} threads) | — |`)
+    split.perEvent.forEach(([stage, us], i) => console.log(`| stage: ${stage} | ${us.toFixed(1)} µs an event${i < split.ingressStages ? ` (${percent(us / staged)} of the ingress's CPU stages)` : ''} | — |`))
     if (ONLY_ACCEPT) {
       console.log(`| checks | ${queued} stream entries for ${acceptedRequests} accepted events (${(acceptedRequests / Math.max(1, queued)).toFixed(1)} per entry; ${non2xx} non-2xx) | |`)
       return
