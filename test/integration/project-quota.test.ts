@@ -77,9 +77,12 @@ t.test('a changed cap takes effect once the key lookup cache period is over', as
   t.same((await send(stack, stack.ingestKey, 3)).map((a) => a.status), [202, 202, 202], 'no cap yet')
   await stack.db.query('UPDATE projects SET events_per_minute = 4 WHERE id = $1', [stack.projectId])
   await new Promise((resolve) => setTimeout(resolve, 300)) // past the cache period
-  // The project's counter counted the minute's three before there was a cap: one more fits in four.
-  const answers = await send(stack, stack.ingestKey, 2)
-  t.same(answers.map((a) => a.status), [202, 429])
-  t.equal(answers[1]!.body.code, 'project_quota_exceeded')
-  t.equal(await queuedEvents(stack), 4)
+  // The project's counter counted the minute's three before there was a cap, so one more fits in
+  // four; should a minute end among the sends, four more fit in the next one. Either way six sends
+  // meet the cap.
+  const answers = await send(stack, stack.ingestKey, 6)
+  const refused = answers.filter((a) => a.status === 429)
+  t.ok(refused.length >= 1, 'the new cap refuses')
+  t.ok(refused.every((a) => a.body.code === 'project_quota_exceeded'), 'with the project cap code')
+  t.ok(answers.filter((a) => a.status === 202).length <= 5)
 })
