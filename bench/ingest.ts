@@ -33,6 +33,7 @@ import { child, startIngressChild, stopChild, SVC, waitHttp } from './load/child
 import { measureDrain, type Drained } from './load/drain.js'
 import { realisticEvent } from './load/events.js'
 import { pacedPost } from './load/paced-post.js'
+import { measureStages } from './load/stages.js'
 import { writeRecordingLoad } from './load/recording-load.js'
 import { requireWrk, runWrk, writeLoads, type WrkResult } from './load/wrk.js'
 
@@ -44,10 +45,14 @@ const WARM_UP_SECONDS = 3
 const LATENCY_WARM_UP_SECONDS = 5
 const DRAIN_EVENTS = Number(process.env.BENCH_DRAIN_EVENTS ?? 100_000)
 const DRAIN_ROUNDS = Number(process.env.BENCH_DRAIN_ROUNDS ?? 2)
+/** BENCH_ONLY=accept: parts 1 and 2 alone (raw against accepted), for the accept path's own work. */
+const ONLY_ACCEPT = process.env.BENCH_ONLY === 'accept'
 const INGRESS_PORT = 18_082
 const RAW_PORT = 18_083
 const WORKER_HEALTH_PORT = 18_081
 const INGRESS_THREADS = process.env.BENCH_INGRESS_THREADS ?? String(availableParallelism())
+/** A wrk run skipped (BENCH_ONLY). */
+const NO_RUN: WrkResult = { rps: 0, requests: 0, non2xx: 0 }
 /** Distinct recording chunks the load cycles through. */
 const RECORDING_CHUNKS = 200
 
@@ -147,11 +152,13 @@ async function main(): Promise<void> {
     runWrk(rawUrl, loads.varied, WARM_UP_SECONDS)
     runWrk(ingressUrl, loads.varied, WARM_UP_SECONDS)
     const recordingsUrl = `http://127.0.0.1:${INGRESS_PORT}/api/v1/recordings`
-    runWrk(recordingsUrl, recordingLoad.script, WARM_UP_SECONDS)
+    if (!ONLY_ACCEPT) runWrk(recordingsUrl, recordingLoad.script, WARM_UP_SECONDS)
     const recordingsBefore = await redis.xlen(keys.recordings)
     const rounds: Array<{ raw: WrkResult; repeated: WrkResult; accepted: WrkResult; chunks: WrkResult }> = []
     for (let r = 0; r < ROUNDS; r++) {
-      rounds.push({ raw: runWrk(rawUrl, loads.varied, SECONDS), repeated: runWrk(rawUrl, loads.repeated, SECONDS), accepted: runWrk(ingressUrl, loads.varied, SECONDS), chunks: runWrk(recordingsUrl, recordingLoad.script, SECONDS) })
+      const raw = runWrk(rawUrl, loads.varied, SECONDS)
+      const accepted = runWrk(ingressUrl, loads.varied, SECONDS)
+      rounds.push({ raw, accepted, repeated: ONLY_ACCEPT ? NO_RUN : runWrk(rawUrl, loads.repeated, SECONDS), chunks: ONLY_ACCEPT ? NO_RUN : runWrk(recordingsUrl, recordingLoad.script, SECONDS) })
     }
     const acceptedOf = (w: WrkResult): number => ((w.requests - w.non2xx) / w.requests) * w.rps
     const rawRps = median(rounds.map((r) => r.raw.rps))
@@ -168,6 +175,25 @@ async function main(): Promise<void> {
     await stopChild(ingress)
     await redis.del(keys.events, keys.recordings, keys.recordingPuts)
     await db.query('TRUNCATE events, issue_actors, issues CASCADE')
+    const each = (pick: (r: (typeof rounds)[number]) => number): string => rounds.map((r) => pick(r).toFixed(0)).join(', ')
+    const percent = (x: number): string => `${(x * 100).toFixed(1)}%`
+    console.log('')
+    console.log('| figure | value (median of the rounds; each round) | target |')
+    console.log('|---|---|---|')
+    console.log(`| raw ceiling (bare uWS route, 202) | ${rawRps.toFixed(0)} req/s (${each((r) => r.raw.rps)}) | — |`)
+    console.log(`| accepted by the ingress (2 KB events) | ${acceptedRps.toFixed(0)} events/s (${each((r) => acceptedOf(r.accepted))}) | ≥ 40% of raw |`)
+    console.log(`| accepted / raw | ${percent(acceptedRps / rawRps)} (${rounds.map((r) => percent(acceptedOf(r.accepted) / r.raw.rps)).join(', ')}) | ≥ 40% |`)
+    // Where an accepted event's time goes: each stage timed on its own in this process, with the
+    // servers stopped, over the same bodies and packs as large as the accepted rounds made.
+    const split = await measureStages(bodies, acceptedRequests / Math.max(1, queued), redis, keys)
+    const staged = split.perEvent.slice(0, split.ingressStages).reduce((sum, [, us]) => sum + us, 0)
+    console.log(`| raw route per request (its one thread's second over its rate, wrk on the other core) | ${(1e6 / rawRps).toFixed(1)} µs | — |`)
+    console.log(`| accepted event per request (the ingress threads' seconds over their rate) | ${((1e6 * Number(INGRESS_THREADS)) / acceptedRps).toFixed(1)} µs (${INGRESS_THREADS} threads) | — |`)
+    split.perEvent.forEach(([stage, us], i) => console.log(`| stage: ${stage} | ${us.toFixed(1)} µs an event${i < split.ingressStages ? ` (${percent(us / staged)} of the ingress's CPU stages)` : ''} | — |`))
+    if (ONLY_ACCEPT) {
+      console.log(`| checks | ${queued} stream entries for ${acceptedRequests} accepted events (${(acceptedRequests / Math.max(1, queued)).toFixed(1)} per entry; ${non2xx} non-2xx) | |`)
+      return
+    }
 
     // 3. event-to-issue latency at 1,000 events/s through the ingress and a worker, on a quiet
     // database: measured after the drain, it also timed the checkpoint and autovacuum that a
@@ -203,14 +229,6 @@ async function main(): Promise<void> {
     const drainRate = (which: keyof typeof drains): number => median(drains[which].map((d) => d.eventsPerSecond))
     const drainRounds = (which: keyof typeof drains): string => drains[which].map((d) => `${d.eventsPerSecond.toFixed(0)} in ${d.seconds.toFixed(1)} s`).join(', ')
 
-    const each = (pick: (r: (typeof rounds)[number]) => number): string => rounds.map((r) => pick(r).toFixed(0)).join(', ')
-    const percent = (x: number): string => `${(x * 100).toFixed(1)}%`
-    console.log('')
-    console.log('| figure | value (median of the rounds; each round) | target |')
-    console.log('|---|---|---|')
-    console.log(`| raw ceiling (bare uWS route, 202) | ${rawRps.toFixed(0)} req/s (${each((r) => r.raw.rps)}) | — |`)
-    console.log(`| accepted by the ingress (2 KB events) | ${acceptedRps.toFixed(0)} events/s (${each((r) => acceptedOf(r.accepted))}) | ≥ 40% of raw |`)
-    console.log(`| accepted / raw | ${percent(acceptedRps / rawRps)} (${rounds.map((r) => percent(acceptedOf(r.accepted) / r.raw.rps)).join(', ')}) | ≥ 40% |`)
     const mb = (bytes: number): string => (bytes / 1e6).toFixed(1)
     console.log(`| accepted recording chunks (${(recordingLoad.rawBytes / 1024).toFixed(0)} KB of rrweb-like JSON, ${(recordingLoad.wireBytes / 1024).toFixed(0)} KB gzipped; object store: a local folder) | ${chunksRps.toFixed(0)} chunks/s (${each((r) => acceptedOf(r.chunks))}): ${mb(chunksRps * recordingLoad.rawBytes)} MB/s decompressed, ${mb(chunksRps * recordingLoad.wireBytes)} MB/s on the wire | — |`)
     console.log(`| raw ceiling with one body repeated (wrk's static request, as earlier runs measured) | ${repeatedRps.toFixed(0)} req/s (${each((r) => r.repeated.rps)}); accepted is ${percent(acceptedRps / repeatedRps)} of it | — |`)

@@ -6,6 +6,9 @@
  * unreachable, a token that verified before keeps verifying (past its cache period), so a
  * database restart or failover does not stop ingestion; a token never seen gets 503.
  *
+ * A lookup also reads the project's intake cap (projects.events_per_minute), so the ingress learns
+ * it without another query; a changed cap takes effect within the cache period.
+ *
  * Revocation takes effect at once: the revoking process publishes the key's id after its commit
  * (publishKeyRevoked), and every process's RevocationWatch makes its authenticator forget the id for
  * good. A watch that lost its connection may have missed a message, so when it is back it drops
@@ -18,13 +21,15 @@ import { watchConnection } from './redis.js'
 import { SECOND } from './time.js'
 
 export type AuthResult =
-  | { ok: true; keyId: string; projectId: string; kind: KeyKind }
+  | { ok: true; keyId: string; projectId: string; kind: KeyKind; projectEventsPerMinute: number | null }
   | { ok: false; code: 'key_missing' | 'key_malformed' | 'key_unknown' | 'insufficient_scope' | 'key_check_unavailable' }
 
 interface StoredKey {
   projectId: string
   kind: KeyKind
   secretHash: Uint8Array
+  /** The project's own intake cap (projects.events_per_minute); null: the service's default. Read with the key, so it follows the cache period. */
+  projectEventsPerMinute: number | null
 }
 
 /** A revoked or new key takes effect within this long on every ingress. */
@@ -117,18 +122,18 @@ export class KeyAuthenticator {
   }
 
   async #query(id: string): Promise<StoredKey | undefined> {
-    const { rows } = await this.#db.query<{ project_id: string; kind: KeyKind; secret_hash: Buffer }>(
-      'SELECT project_id, kind, secret_hash FROM api_keys WHERE id = $1 AND revoked_at IS NULL',
+    const { rows } = await this.#db.query<{ project_id: string; kind: KeyKind; secret_hash: Buffer; events_per_minute: number | null }>(
+      'SELECT k.project_id, k.kind, k.secret_hash, p.events_per_minute FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.id = $1 AND k.revoked_at IS NULL',
       [id],
     )
     const row = rows[0]
-    return row && { projectId: row.project_id, kind: row.kind, secretHash: row.secret_hash }
+    return row && { projectId: row.project_id, kind: row.kind, secretHash: row.secret_hash, projectEventsPerMinute: row.events_per_minute }
   }
 }
 
 function result(key: StoredKey & { id: string }, required: KeyKind): AuthResult {
   if (key.kind !== required) return { ok: false, code: 'insufficient_scope' }
-  return { ok: true, keyId: key.id, projectId: key.projectId, kind: key.kind }
+  return { ok: true, keyId: key.id, projectId: key.projectId, kind: key.kind, projectEventsPerMinute: key.projectEventsPerMinute }
 }
 
 /** Tells every process that a key was revoked; call after the revocation committed. */

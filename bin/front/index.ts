@@ -43,6 +43,8 @@ export interface FrontOptions {
    * metrics; an ingress thread passes its ask for the merged metrics of every thread.
    */
   metrics?: () => Promise<string>
+  /** How long a key lookup (and the project cap read with it) is trusted; tests shorten it. */
+  keyCacheMs?: number
 }
 
 export interface Front {
@@ -56,12 +58,12 @@ export async function startFront(options: FrontOptions): Promise<Front> {
   const log = options.log.child({ service: 'ingress' })
   collectProcessMetrics()
   // One authenticator for both sides: a revocation published by any process empties its cache at once.
-  const auth = new KeyAuthenticator(db)
+  const auth = new KeyAuthenticator(db, { cacheMs: options.keyCacheMs })
   const revocations = new RevocationWatch(redis, keys.keyRevoked, auth)
   await revocations.ready()
   let ingestion: Awaited<ReturnType<typeof startIngestion>>
   try {
-    ingestion = await startIngestion({ db, objects: options.objects, redis, keys, log, limits: config.limits, auth })
+    ingestion = await startIngestion({ db, objects: options.objects, redis, keys, log, limits: config.limits, projectEventsPerMinute: config.data.projectEventsPerMinute, auth })
   } catch (error) {
     revocations.close()
     throw error

@@ -15,29 +15,36 @@ export interface IngestDeps {
   log: Logger
 }
 
+/** A verified ingest key: its id, its project and the project's own cap (null: the default). */
+export interface IngestKey {
+  keyId: string
+  projectId: string
+  projectEventsPerMinute: number | null
+}
+
 /** Seconds a client waits before trying again when its key cannot be checked (the database is restarting). */
 export const KEY_CHECK_RETRY_AFTER = 5
 
 /** Checks a presented key is an ingest key; throws IngestError otherwise, worded by messages where a route gives its own. */
-export async function requireIngestKey(deps: IngestDeps, token: string | undefined, messages: Readonly<Partial<Record<IngestErrorCode, string>>> = {}): Promise<{ keyId: string; projectId: string }> {
+export async function requireIngestKey(deps: IngestDeps, token: string | undefined, messages: Readonly<Partial<Record<IngestErrorCode, string>>> = {}): Promise<IngestKey> {
   const result = await deps.auth.authenticate(token, 'ingest')
   if (!result.ok) throw new IngestError(result.code, { message: messages[result.code], retryAfter: result.code === 'key_check_unavailable' ? KEY_CHECK_RETRY_AFTER : undefined })
   return result
 }
 
 /** Accepts one event body for a key; resolves with the event id once it is on the stream. */
-export async function acceptEvent(deps: IngestDeps, key: { keyId: string; projectId: string }, text: string): Promise<string> {
+export async function acceptEvent(deps: IngestDeps, key: IngestKey, text: string): Promise<string> {
   const event = parseEvent(text)
   if (deps.backlog.full) throw new IngestError('backlog_full', { retryAfter: 5 })
   const id = storedEventId(key.projectId, event.event_id)
   let result
   try {
-    result = await deps.queue.enqueue({ id, projectId: key.projectId, keyId: key.keyId, receivedAt: Date.now(), body: text })
+    result = await deps.queue.enqueue({ id, projectId: key.projectId, keyId: key.keyId, receivedAt: Date.now(), body: text }, key.projectEventsPerMinute)
   } catch (error) {
     // Redis being down is logged once by its connection's watch, not once per event.
     if (!isRedisConnectionError(error)) deps.log.error('events stream write failed', { error })
     throw new IngestError('unavailable', { retryAfter: 5 })
   }
-  if (!result.ok) throw new IngestError('rate_limited', { retryAfter: result.retryAfter })
+  if (!result.ok) throw new IngestError(result.reason === 'project_quota' ? 'project_quota_exceeded' : 'rate_limited', { retryAfter: result.retryAfter })
   return id
 }

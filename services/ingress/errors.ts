@@ -19,6 +19,7 @@ export const INGEST_ERRORS = {
   invalid_sourcemap: { status: 400, message: 'The body is not a source map (JSON with version 3 and mappings). Upload the .map file the build wrote.' },
   sourcemap_target_missing: { status: 400, message: 'Say which file the map serves: send ?path=/assets/app.js and ?release=, or the X-Svc-Debug-Id header of a stamped chunk.' },
   rate_limited: { status: 429, message: 'This key sent more events than its per-minute limit. Wait retry_after seconds, then send again.' },
+  project_quota_exceeded: { status: 429, message: 'This project took in more events this minute than its cap (project settings, or SVC_PROJECT_EVENTS_PER_MINUTE). Wait retry_after seconds, then send again.' },
   backlog_full: { status: 429, message: 'The service is behind on processing events. Wait retry_after seconds, then send again.' },
   objectstore_unavailable: { status: 503, message: 'The object store cannot take the upload now; nothing was stored. Check the service configuration, then upload again.' },
   unavailable: { status: 503, message: 'The event could not be queued because the queue is unreachable; nothing was stored. Send it again shortly.' },

@@ -11,18 +11,46 @@
  */
 import { randomUUID } from 'node:crypto'
 
-const projectBits = new Map<string, Buffer>()
+/** A hex digit's value by its character code (either case); -1 for anything else (the hyphens). */
+const NIBBLE = new Int8Array(128).fill(-1)
+for (let i = 0; i < 16; i++) {
+  NIBBLE['0123456789abcdef'.charCodeAt(i)] = i
+  NIBBLE['0123456789ABCDEF'.charCodeAt(i)] = i
+}
+const HEX = '0123456789abcdef'
+const projectNibbles = new Map<string, Uint8Array>()
 
-/** The stored id of an event: derived from the sender's event_id within projectId, else random. */
+/** The 32 hex digits of a UUID as values, hyphens skipped. */
+function nibbles(uuid: string): Uint8Array {
+  const out = new Uint8Array(32)
+  let n = 0
+  for (let i = 0; i < uuid.length && n < 32; i++) {
+    const v = NIBBLE[uuid.charCodeAt(i)] ?? -1
+    if (v >= 0) out[n++] = v
+  }
+  return out
+}
+
+/**
+ * The stored id of an event: derived from the sender's event_id within projectId, else random.
+ * XORs digit by digit on the text (the schema lets only hex digits and hyphens through): the same
+ * ids as XOR over the 16 bytes, without the two hex buffers and five slices per event.
+ */
 export function storedEventId(projectId: string, senderEventId: string | undefined): string {
   if (!senderEventId) return randomUUID()
-  let project = projectBits.get(projectId)
+  let project = projectNibbles.get(projectId)
   if (!project) {
-    if (projectBits.size >= 10_000) projectBits.clear()
-    projectBits.set(projectId, (project = Buffer.from(projectId.replaceAll('-', ''), 'hex')))
+    if (projectNibbles.size >= 10_000) projectNibbles.clear()
+    projectNibbles.set(projectId, (project = nibbles(projectId)))
   }
-  const bits = Buffer.from(senderEventId.length === 32 ? senderEventId : senderEventId.replaceAll('-', ''), 'hex')
-  for (let i = 0; i < 16; i++) bits[i]! ^= project[i]!
-  const hex = bits.toString('hex')
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+  let id = ''
+  let n = 0
+  for (let i = 0; i < senderEventId.length && n < 32; i++) {
+    const v = NIBBLE[senderEventId.charCodeAt(i)] ?? -1
+    if (v < 0) continue
+    if (n === 8 || n === 12 || n === 16 || n === 20) id += '-'
+    id += HEX[v ^ project[n]!]
+    n++
+  }
+  return id
 }

@@ -1,7 +1,7 @@
 /**
  * Puts accepted events on the events stream. Events that finish arriving in the same turn of the
- * event loop go to Redis together: one Lua call checks every key's rate limit and, when each key
- * has room for its events, counts them and adds them as ONE packed entry (shared/domain/event.ts). An
+ * event loop go to Redis together: one Lua call checks every key's rate limit and every project's
+ * cap and, when each has room for its events, counts them and adds them as ONE packed entry (shared/domain/event.ts). An
  * event is never added without being counted, nor counted without being added. One call and one
  * compressed entry per turn instead of one per event is what lets the ingress keep up with the
  * HTTP layer: Redis's time per entry goes mostly to copying bytes, and a pack of a dozen events
@@ -9,6 +9,7 @@
  */
 import type { Redis } from 'ioredis'
 import { packedEntryFields, packedRecord, type EventEnvelope } from '../../shared/domain/event.js'
+import { INTAKE_TALLY_TTL_SECONDS, tallyHour } from '../../shared/domain/intake-tally.js'
 import type { StreamKeys } from '../../shared/redis.js'
 import { SECOND } from '../../shared/time.js'
 
@@ -21,36 +22,76 @@ const MAX_BATCH = 256
  */
 const MAX_BATCH_CHARS = 1024 * 1024
 
-// KEYS[1] the stream, KEYS[2..] the rate counters of the keys in the batch.
-// ARGV: limit, counter ttl, then per counter (in KEYS order) how many events it has in the batch,
-// then the fields of the entry to add.
+// KEYS: [1] the stream, then K per-key rate counters, then P per-project counters, then P intake
+// tallies (one per project of the batch, in the same order).
+// ARGV: [1] per-key limit, [2] counter ttl, [3] tally ttl, [4] K, [5] P; then per key counter how
+// many events it has in the batch; per project counter how many, then its cap (0: none); then each
+// event's "key:project" counter numbers joined by commas; then the fields of the entry to add.
 // All or nothing: when every counter has room for its events, the entry is added and each counter
-// moves once (INCRBY); the answer is 1. Otherwise nothing is added or counted, and the answer is
-// each counter's room, so the caller can send again only the events that fit. Fixed one-minute
-// windows: exact per window; a burst across a window edge can reach twice the limit for a moment,
-// acceptable for abuse protection.
+// moves once (INCRBY), a project's even without a cap, so a cap set mid-minute counts the minute's
+// events already taken; the answer is 1. Otherwise nothing is added or counted: each event in turn
+// is given room if both its key and its project still have some, else refused (1: the key's limit,
+// 2: the project's cap), the refusals are tallied per project (HINCRBY refused), and the answer is
+// the events' verdicts, so the caller answers the refused and sends the others again as a smaller
+// entry. Fixed one-minute windows: exact per window; a burst across a window edge can reach twice
+// the limit for a moment, acceptable for abuse protection.
 const ENQUEUE_BATCH_LUA = `
-local limit = tonumber(ARGV[1])
-local counters = #KEYS - 1
+local keyLimit = tonumber(ARGV[1])
+local K = tonumber(ARGV[4])
+local P = tonumber(ARGV[5])
 local room = {}
 local short = false
-for c = 1, counters do
-  room[c] = math.max(0, limit - tonumber(redis.call('GET', KEYS[c + 1]) or '0'))
-  if room[c] < tonumber(ARGV[2 + c]) then short = true end
+for c = 1, K do
+  room[c] = math.max(0, keyLimit - tonumber(redis.call('GET', KEYS[1 + c]) or '0'))
+  if room[c] < tonumber(ARGV[5 + c]) then short = true end
 end
-if short then return room end
-redis.call('XADD', KEYS[1], '*', unpack(ARGV, 3 + counters))
-for c = 1, counters do
-  local wanted = tonumber(ARGV[2 + c])
-  if redis.call('INCRBY', KEYS[c + 1], wanted) == wanted then redis.call('EXPIRE', KEYS[c + 1], ARGV[2]) end
+for p = 1, P do
+  local cap = tonumber(ARGV[7 + K + 2 * (p - 1)])
+  if cap > 0 then
+    room[K + p] = math.max(0, cap - tonumber(redis.call('GET', KEYS[1 + K + p]) or '0'))
+    if room[K + p] < tonumber(ARGV[6 + K + 2 * (p - 1)]) then short = true end
+  end
 end
-return 1
+local fields = 7 + K + 2 * P
+if not short then
+  redis.call('XADD', KEYS[1], '*', unpack(ARGV, fields))
+  for c = 1, K + P do
+    local wanted = tonumber(ARGV[c <= K and 5 + c or 6 + K + 2 * (c - K - 1)])
+    if redis.call('INCRBY', KEYS[1 + c], wanted) == wanted then redis.call('EXPIRE', KEYS[1 + c], ARGV[2]) end
+  end
+  return 1
+end
+local verdicts = {}
+local refused = {}
+for k, p in string.gmatch(ARGV[fields - 1], '(%d+):(%d+)') do
+  k = tonumber(k)
+  p = tonumber(p)
+  local verdict = 0
+  if room[k] < 1 then verdict = 1 elseif room[K + p] ~= nil and room[K + p] < 1 then verdict = 2 end
+  if verdict == 0 then
+    room[k] = room[k] - 1
+    if room[K + p] ~= nil then room[K + p] = room[K + p] - 1 end
+  else
+    refused[p] = (refused[p] or 0) + 1
+  end
+  verdicts[#verdicts + 1] = verdict
+end
+for p, n in pairs(refused) do
+  redis.call('HINCRBY', KEYS[1 + K + P + p], 'refused', n)
+  redis.call('EXPIRE', KEYS[1 + K + P + p], ARGV[3])
+end
+return verdicts
 `
 
-export type EnqueueResult = { ok: true } | { ok: false; retryAfter: number }
+/** Why an event was refused: its key's per-minute limit, or its project's cap. */
+export type RefusalReason = 'key_rate' | 'project_quota'
+
+export type EnqueueResult = { ok: true } | { ok: false; retryAfter: number; reason: RefusalReason }
 
 interface Waiting {
   envelope: EventEnvelope
+  /** The project's cap in events a minute; 0: none. */
+  projectCap: number
   resolve: (result: EnqueueResult) => void
   reject: (error: Error) => void
 }
@@ -59,20 +100,27 @@ interface QueueRedis extends Redis {
   svcEnqueueBatch(numberOfKeys: number, ...args: Array<string | number>): Promise<number | number[]>
 }
 
+/** The limits the queue enforces, in events a minute. */
+export interface QueueLimits {
+  perKey: number
+  /** A project's cap when its settings name none (projects.events_per_minute NULL); 0: no cap. */
+  perProjectDefault: number
+}
+
 export class EventQueue {
   readonly #redis: QueueRedis
   readonly #keys: StreamKeys
-  readonly #limit: number
+  readonly #limits: QueueLimits
   #waiting: Waiting[] = []
   #waitingChars = 0
   #scheduled = false
   #meanEventsPerEntry = 1
 
-  constructor(redis: Redis, keys: StreamKeys, limitPerMinute: number) {
+  constructor(redis: Redis, keys: StreamKeys, limits: QueueLimits) {
     redis.defineCommand('svcEnqueueBatch', { lua: ENQUEUE_BATCH_LUA })
     this.#redis = redis as QueueRedis
     this.#keys = keys
-    this.#limit = limitPerMinute
+    this.#limits = limits
   }
 
   /** Events per stream entry lately (a moving average): turns the stream's backlog in entries into events. */
@@ -80,10 +128,13 @@ export class EventQueue {
     return this.#meanEventsPerEntry
   }
 
-  /** Adds the envelope to the stream unless its key is over the limit; resolves once Redis answered. */
-  enqueue(envelope: EventEnvelope): Promise<EnqueueResult> {
+  /**
+   * Adds the envelope to the stream unless its key or its project is over its limit; resolves once
+   * Redis answered. projectCap: the project's own cap (projects.events_per_minute), null for the default.
+   */
+  enqueue(envelope: EventEnvelope, projectCap: number | null = null): Promise<EnqueueResult> {
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ envelope, resolve, reject })
+      this.#waiting.push({ envelope, projectCap: projectCap ?? this.#limits.perProjectDefault, resolve, reject })
       this.#waitingChars += envelope.body.length
       if (this.#waiting.length >= MAX_BATCH || this.#waitingChars >= MAX_BATCH_CHARS) this.#flush()
       else if (!this.#scheduled) {
@@ -107,40 +158,51 @@ export class EventQueue {
   }
 
   /**
-   * Adds batch as one entry if every key has room for its events. Otherwise the events beyond
-   * their key's room are refused until the window ends, and the rest go again as a smaller batch
-   * (another ingress may have used the room meanwhile, so that too may come back short).
+   * Adds batch as one entry if every key and project has room for its events. Otherwise the events
+   * beyond their key's or project's room are refused until the window ends, and the rest go again
+   * as a smaller batch (another ingress may have used the room meanwhile, so that too may come
+   * back short).
    */
   async #admit(batch: Waiting[]): Promise<void> {
     const now = Date.now()
     const window = Math.floor(now / (WINDOW_SECONDS * SECOND))
-    const counterOf = new Map<string, number>()
-    const wanted: number[] = []
-    const counterPerEvent = batch.map(({ envelope }) => {
-      let c = counterOf.get(envelope.keyId)
-      if (c === undefined) {
-        c = wanted.push(0) - 1
-        counterOf.set(envelope.keyId, c)
-      }
-      wanted[c]!++
-      return c
-    })
-    const keys = [this.#keys.events, ...[...counterOf.keys()].map((keyId) => this.#keys.rateLimit(keyId, window))]
+    const keyCounters = new Map<string, number>()
+    const keyWanted: number[] = []
+    const projectCounters = new Map<string, number>()
+    const projects: Array<{ id: string; wanted: number; cap: number }> = []
+    let map = ''
+    for (const { envelope, projectCap } of batch) {
+      let k = keyCounters.get(envelope.keyId)
+      if (k === undefined) keyCounters.set(envelope.keyId, (k = keyWanted.push(0)))
+      keyWanted[k - 1]!++
+      let p = projectCounters.get(envelope.projectId)
+      if (p === undefined) projectCounters.set(envelope.projectId, (p = projects.push({ id: envelope.projectId, wanted: 0, cap: projectCap })))
+      const project = projects[p - 1]!
+      project.wanted++
+      // Lookups of one project cached at different moments may differ: the stricter cap holds.
+      if (projectCap > 0 && (project.cap === 0 || projectCap < project.cap)) project.cap = projectCap
+      map += map === '' ? `${k}:${p}` : `,${k}:${p}`
+    }
+    const hour = tallyHour(now)
+    const keys = [
+      this.#keys.events,
+      ...[...keyCounters.keys()].map((keyId) => this.#keys.rateLimit(keyId, window)),
+      ...projects.map(({ id }) => this.#keys.projectRateLimit(id, window)),
+      ...projects.map(({ id }) => this.#keys.intakeTally(id, hour)),
+    ]
+    const counts = [...keyWanted, ...projects.flatMap(({ wanted, cap }) => [wanted, cap])]
     const fields = packedEntryFields(batch.map(({ envelope }) => packedRecord(envelope)))
-    const answer = await this.#redis.svcEnqueueBatch(keys.length, ...keys, this.#limit, WINDOW_SECONDS + 5, ...wanted, ...fields)
+    const args = [this.#limits.perKey, WINDOW_SECONDS + 5, INTAKE_TALLY_TTL_SECONDS, keyWanted.length, projects.length, ...counts, map, ...fields]
+    const answer = await this.#redis.svcEnqueueBatch(keys.length, ...keys, ...args)
     if (!Array.isArray(answer)) {
       for (const waiting of batch) waiting.resolve({ ok: true })
       return
     }
     const retryAfter = Math.max(1, Math.ceil(((window + 1) * WINDOW_SECONDS * SECOND - now) / SECOND))
-    const room = answer.map(Number)
     const again = batch.filter((waiting, i) => {
-      const c = counterPerEvent[i]!
-      if (room[c]! > 0) {
-        room[c]!--
-        return true
-      }
-      waiting.resolve({ ok: false, retryAfter })
+      const verdict = Number(answer[i])
+      if (verdict === 0) return true
+      waiting.resolve({ ok: false, retryAfter, reason: verdict === 2 ? 'project_quota' : 'key_rate' })
       return false
     })
     if (again.length > 0) await this.#admit(again)

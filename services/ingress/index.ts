@@ -28,6 +28,8 @@ export interface IngestionOptions {
   keys: StreamKeys
   log: Logger
   limits: Config['limits']
+  /** A project's intake cap when its settings name none (config.data.projectEventsPerMinute); 0: none. */
+  projectEventsPerMinute: number
   /** The process's key authenticator, shared with the web side (one cache, one revocation watch). */
   auth: KeyAuthenticator
 }
@@ -56,7 +58,7 @@ export async function startIngestion(options: IngestionOptions): Promise<Ingesti
     log.child({ connection: 'events queue' }),
   )
   await queueRedis.connect()
-  const queue = new EventQueue(queueRedis, options.keys, limits.eventsPerKeyPerMinute)
+  const queue = new EventQueue(queueRedis, options.keys, { perKey: limits.eventsPerKeyPerMinute, perProjectDefault: options.projectEventsPerMinute })
   // Recording chunks share the queue's connection, for the same reason: refused at once while Redis is away.
   const intake = new RecordingIntake({
     redis: queueRedis,

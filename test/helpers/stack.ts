@@ -69,7 +69,7 @@ export async function createTestDatabase(t: Teardown): Promise<string> {
 /** Builds a stack; env entries override configuration (e.g. limits) as a user would. */
 export async function startTestStack(
   t: Teardown,
-  options: { env?: Record<string, string>; ingress?: boolean; worker?: boolean; plugins?: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }; model?: ModelPlugin; sandboxes?: SandboxPlugin; log?: Logger } = {},
+  options: { env?: Record<string, string>; keyCacheMs?: number; ingress?: boolean; worker?: boolean; plugins?: { codehost: CodehostPlugin | undefined; chat: ChatPlugin | undefined }; model?: ModelPlugin; sandboxes?: SandboxPlugin; log?: Logger } = {},
 ): Promise<TestStack> {
   const databaseUrl = await createTestDatabase(t)
   const objectDir = mkdtempSync(join(tmpdir(), 'svc-test-objects-'))
@@ -126,7 +126,7 @@ export async function startTestStack(
   // closes its connections.
   t.teardown(() => stack.close())
   if (options.ingress !== false) {
-    stack.ingress = await startFront({ db, objects: await objects(), redis, keys, log, config, plugins: options.plugins ?? { codehost: undefined, chat: undefined }, port: 0, host: '127.0.0.1' })
+    stack.ingress = await startFront({ db, objects: await objects(), redis, keys, log, config, plugins: options.plugins ?? { codehost: undefined, chat: undefined }, port: 0, host: '127.0.0.1', keyCacheMs: options.keyCacheMs })
     stack.baseUrl = `http://127.0.0.1:${stack.ingress.port}`
   }
   if (options.worker) await stack.startWorker()

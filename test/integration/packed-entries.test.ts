@@ -69,7 +69,7 @@ t.test('large events arriving together are packed in pieces of about a MiB, each
   const stack = await startTestStack(t, { ingress: false })
   const redis = stack.redis.duplicate()
   t.teardown(() => redis.disconnect())
-  const queue = new EventQueue(redis, stack.keys, 1000)
+  const queue = new EventQueue(redis, stack.keys, { perKey: 1000, perProjectDefault: 0 })
   const body = JSON.stringify(sampleEvent({ error: { type: 'Error', message: 'x'.repeat(400 * 1024), stack: '' } }))
   // One synchronous turn: every event is waiting when the queue decides how to pack.
   const results = await Promise.all(Array.from({ length: 6 }, () => queue.enqueue({ id: randomUUID(), projectId: stack.projectId, keyId: 'seede2e00001', receivedAt: Date.now(), body })))
