@@ -55,7 +55,7 @@ export class AllInOneCommand extends Command {
       // One ORM for the worker's actors and the web side: both borrow PGlite's one connection anyway.
       const orm = await createOrm(db, WORKER_ENTITIES)
       stops.push(() => orm.close())
-      const worker = await startWorker({ db, objects, redis, keys, log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts, investigations: config.investigations, recordings: config.recordings, matcher: { limits: config.friction, embeddings: config }, digests: { settings: config.digest, chat: plugins.chat, baseUrl: config.baseUrl }, alerts: config.alerts, tools, fixes: await loadFixes(config, log), orm })
+      const worker = await startWorker({ db, objects, redis, keys, log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts, investigations: config.investigations, recordings: config.recordings, retention: config.data, matcher: { limits: config.friction, embeddings: config }, digests: { settings: config.digest, chat: plugins.chat, baseUrl: config.baseUrl }, alerts: config.alerts, tools, fixes: await loadFixes(config, log), orm })
       stops.push(() => worker.stop())
       const ingress = await startFront({ db, objects, redis, keys, log, config, plugins, port: config.ingestionPort, host: config.ingestionHost, orm })
       stops.push(() => ingress.stop())

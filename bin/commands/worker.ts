@@ -20,7 +20,7 @@ export class WorkerCommand extends Command {
     try {
       const plugins = await loadConfiguredPlugins(config, log)
       const tools = { model: await loadModelPlugin(config, log), codehost: plugins.codehost }
-      const worker = await startWorker({ db, objects: await createObjectStore(config.objectStore, log), redis, keys: streamKeys(config.redisKeyPrefix), log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts, investigations: config.investigations, recordings: config.recordings, matcher: { limits: config.friction, embeddings: config }, digests: { settings: config.digest, chat: plugins.chat, baseUrl: config.baseUrl }, alerts: config.alerts, tools, fixes: await loadFixes(config, log) })
+      const worker = await startWorker({ db, objects: await createObjectStore(config.objectStore, log), redis, keys: streamKeys(config.redisKeyPrefix), log, services: config.services, timing: config.stream, healthPort: config.workerHealthPort, restarts: config.restarts, investigations: config.investigations, recordings: config.recordings, retention: config.data, matcher: { limits: config.friction, embeddings: config }, digests: { settings: config.digest, chat: plugins.chat, baseUrl: config.baseUrl }, alerts: config.alerts, tools, fixes: await loadFixes(config, log) })
       tellReady()
       await untilSignal(log)
       await worker.stop()

@@ -18,7 +18,7 @@ import type { ChatPlugin } from '../../shared/plugins/types.js'
 import { alertConfig, type AlertSettings } from '../../shared/config/alerts.js'
 import { ALERTER_ENTITIES, createAlerter } from '../alerter/index.js'
 import { createDigester, DIGESTER_ENTITIES, type Clock } from '../digester/index.js'
-import { createGrouper } from '../grouper/index.js'
+import { createGrouper, type GrouperRetention } from '../grouper/index.js'
 import { createInvestigator, INVESTIGATOR_ENTITIES, type InvestigatorDeps, type Tools } from '../investigator/index.js'
 import { createMatcher, MATCHER_ENTITIES } from '../matcher/index.js'
 import { createRecorder } from '../recorder/index.js'
@@ -43,6 +43,8 @@ export interface WorkerDeps {
   fixes?: InvestigatorDeps['fixes']
   /** How long recordings are kept and when one closes (config.recordings); the recorder needs them. */
   recordings?: RecordingSettings
+  /** The grouper's retention defaults and pass interval (config.data). */
+  retention?: GrouperRetention
   /** The matcher's caps and what its embedder is made from (config.friction, config.embeddings, config.logLevel). */
   matcher?: { limits: FrictionLimits; embeddings: { readonly embeddings: EmbeddingsConfig; readonly logLevel: LogLevel } }
   /** The digester's settings, chat plugin and the dashboard's address (config.digest, plugins.chat, config.baseUrl); its model is tools.model. */
