@@ -51,15 +51,19 @@ export function weekName(start: Date): string {
 
 /** Creates the weeks from now's to `ahead` weeks after it that no partition covers yet; answers the names made. */
 export async function createAhead(db: Queryable, partitions: readonly Partition[], ahead: number, now: number): Promise<string[]> {
+  return createWeeks(db, partitions, now, now + ahead * WEEK)
+}
+
+/** Creates a partition for each week from the one holding from to the one holding to that no partition covers yet. */
+export async function createWeeks(db: Queryable, partitions: readonly Partition[], from: number, to: number): Promise<string[]> {
   const made: string[] = []
-  const first = weekStart(now).getTime()
-  for (let week = 0; week <= ahead; week++) {
-    const from = new Date(first + week * WEEK)
-    const to = new Date(from.getTime() + WEEK)
-    const taken = partitions.some((p) => !p.isDefault && p.to !== undefined && p.to > from && (p.from === undefined || p.from < to))
+  for (let start = weekStart(from).getTime(); start <= to; start += WEEK) {
+    const lower = new Date(start)
+    const upper = new Date(start + WEEK)
+    const taken = partitions.some((p) => !p.isDefault && p.to !== undefined && p.to > lower && (p.from === undefined || p.from < upper))
     if (taken) continue
-    await withLockTimeout(db, `CREATE TABLE IF NOT EXISTS ${weekName(from)} PARTITION OF events FOR VALUES FROM ('${from.toISOString()}') TO ('${to.toISOString()}')`)
-    made.push(weekName(from))
+    await withLockTimeout(db, `CREATE TABLE IF NOT EXISTS ${weekName(lower)} PARTITION OF events FOR VALUES FROM ('${lower.toISOString()}') TO ('${upper.toISOString()}')`)
+    made.push(weekName(lower))
   }
   return made
 }
