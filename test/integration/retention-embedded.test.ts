@@ -18,7 +18,7 @@ t.test('on the embedded database (npm start), 088 partitions events and a retent
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const embedded = await startEmbeddedPostgres({ dataDir, log: createLogger('silent') })
   t.teardown(() => embedded.stop())
-  const db = createDb(embedded.url, { max: 1, ...embedded.pool })
+  const db = createDb(embedded.url, { ...embedded.pool })
   t.teardown(() => db.close())
   await migrate(db)
   const now = Date.now()
