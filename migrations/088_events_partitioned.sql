@@ -84,10 +84,8 @@ BEGIN
     ALTER TABLE events_legacy ADD CONSTRAINT events_legacy_pkey PRIMARY KEY USING INDEX events_legacy_id_received;
     -- Metadata only: the validated CHECK proves the range, the indexes and foreign keys match the parent's.
     EXECUTE format('ALTER TABLE events ATTACH PARTITION events_legacy FOR VALUES FROM (MINVALUE) TO (%L)', cutover);
-    IF prepared THEN
-      DROP TABLE events_cutover;
-    END IF;
   END IF;
+  DROP TABLE IF EXISTS events_cutover;
   -- This week (or the cutover's) and four ahead; the retention pass keeps four ahead from here on.
   FOR week IN 0..4 LOOP
     EXECUTE format('CREATE TABLE %I PARTITION OF events FOR VALUES FROM (%L) TO (%L)',

@@ -50,3 +50,16 @@ t.test('088 partitions a million-row events table while events keep arriving: ev
   const { rows: missing } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM unnest($1::uuid[]) id WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = id)', [written])
   t.equal(missing[0]!.n, 0, 'none of the events written during the migration is lost')
 })
+
+t.test('088 on a small events table (under the before step\'s 100,000 rows) attaches it in the migration itself', async (t) => {
+  const db = createDb(await createTestDatabase(t), { max: 2 })
+  t.teardown(() => db.close())
+  await migrate(db, readMigrations().filter((m) => m.version < 88))
+  const where = await seedProjectIssue(db, 'Small')
+  await seedEvents(db, where, 1000, 30)
+  await migrate(db)
+  const { rows } = await db.query<{ relispartition: boolean; n: number }>(`SELECT relispartition, (SELECT count(DISTINCT id)::int FROM events) AS n FROM pg_class WHERE relname = 'events_legacy'`)
+  t.same(rows, [{ relispartition: true, n: 1000 }], 'the old table is the legacy partition, every row there once')
+  const { rows: leftovers } = await db.query(`SELECT 1 FROM pg_class WHERE relname = 'events_cutover'`)
+  t.equal(leftovers.length, 0, 'nothing of the before step is left')
+})
