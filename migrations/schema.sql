@@ -152,6 +152,10 @@ CREATE TABLE public.environments (
     name text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL
 );
+CREATE TABLE public.event_receipts (
+    id uuid NOT NULL,
+    received_at timestamp with time zone NOT NULL
+);
 CREATE TABLE public.events (
     id uuid NOT NULL,
     project_id uuid NOT NULL,
@@ -168,9 +172,29 @@ CREATE TABLE public.events (
     recording_id uuid,
     merged_from uuid,
     whole boolean DEFAULT true NOT NULL
-);
+)
+PARTITION BY RANGE (received_at);
 ALTER TABLE ONLY public.events ALTER COLUMN "grouping" SET COMPRESSION lz4;
 ALTER TABLE ONLY public.events ALTER COLUMN payload SET COMPRESSION lz4;
+CREATE TABLE public.events_default (
+    id uuid NOT NULL,
+    project_id uuid NOT NULL,
+    issue_id uuid NOT NULL,
+    environment_id uuid,
+    occurred_at timestamp with time zone NOT NULL,
+    received_at timestamp with time zone NOT NULL,
+    stored_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    release text,
+    session_id text,
+    user_key text,
+    "grouping" json NOT NULL,
+    payload json NOT NULL,
+    recording_id uuid,
+    merged_from uuid,
+    whole boolean DEFAULT true NOT NULL
+);
+ALTER TABLE ONLY public.events_default ALTER COLUMN "grouping" SET COMPRESSION lz4;
+ALTER TABLE ONLY public.events_default ALTER COLUMN payload SET COMPRESSION lz4;
 CREATE TABLE public.fix_evidence (
     id bigint NOT NULL,
     fix_id uuid NOT NULL,
@@ -702,6 +726,7 @@ CREATE TABLE public.web_sessions (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     expires_at timestamp with time zone NOT NULL
 );
+ALTER TABLE ONLY public.events ATTACH PARTITION public.events_default DEFAULT;
 ALTER TABLE ONLY public.fix_evidence ALTER COLUMN id SET DEFAULT nextval('public.fix_evidence_id_seq'::regclass);
 ALTER TABLE ONLY public.investigation_citations ALTER COLUMN id SET DEFAULT nextval('public.investigation_citations_id_seq'::regclass);
 ALTER TABLE ONLY public.investigation_steps ALTER COLUMN id SET DEFAULT nextval('public.investigation_steps_id_seq'::regclass);
@@ -731,8 +756,12 @@ ALTER TABLE ONLY public.environments
     ADD CONSTRAINT environments_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.environments
     ADD CONSTRAINT environments_project_id_name_key UNIQUE (project_id, name);
+ALTER TABLE ONLY public.event_receipts
+    ADD CONSTRAINT event_receipts_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.events
-    ADD CONSTRAINT events_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT events_pkey PRIMARY KEY (id, received_at);
+ALTER TABLE ONLY public.events_default
+    ADD CONSTRAINT events_default_pkey PRIMARY KEY (id, received_at);
 ALTER TABLE ONLY public.fix_evidence
     ADD CONSTRAINT fix_evidence_fix_id_attempt_seq_key UNIQUE (fix_id, attempt, seq);
 ALTER TABLE ONLY public.fix_evidence
@@ -843,9 +872,13 @@ CREATE INDEX api_keys_project ON public.api_keys USING btree (project_id);
 CREATE INDEX codehost_webhook_deliveries_received ON public.codehost_webhook_deliveries USING btree (received_at);
 CREATE INDEX digests_due ON public.digests USING btree (not_before) WHERE ((state = 'queued'::text) AND (lease_until IS NULL));
 CREATE INDEX digests_lease ON public.digests USING btree (lease_until) WHERE (state = ANY (ARRAY['queued'::text, 'running'::text]));
-CREATE INDEX events_issue_received ON public.events USING btree (issue_id, received_at DESC);
-CREATE INDEX events_issue_recording ON public.events USING btree (issue_id, recording_id) WHERE (recording_id IS NOT NULL);
-CREATE INDEX events_project_received ON public.events USING btree (project_id, received_at DESC);
+CREATE INDEX event_receipts_received ON public.event_receipts USING btree (received_at);
+CREATE INDEX events_issue_received ON ONLY public.events USING btree (issue_id, received_at DESC);
+CREATE INDEX events_default_issue_id_received_at_idx ON public.events_default USING btree (issue_id, received_at DESC);
+CREATE INDEX events_issue_recording ON ONLY public.events USING btree (issue_id, recording_id) WHERE (recording_id IS NOT NULL);
+CREATE INDEX events_default_issue_id_recording_id_idx ON public.events_default USING btree (issue_id, recording_id) WHERE (recording_id IS NOT NULL);
+CREATE INDEX events_project_received ON ONLY public.events USING btree (project_id, received_at DESC);
+CREATE INDEX events_default_project_id_received_at_idx ON public.events_default USING btree (project_id, received_at DESC);
 CREATE INDEX fixes_held_due ON public.fixes USING btree (held_checked_at NULLS FIRST, pr_merged_at) WHERE ((pr_state = 'merged'::text) AND (held_state = ANY (ARRAY[''::text, 'waiting'::text])));
 CREATE INDEX fixes_issue ON public.fixes USING btree (issue_id, created_at);
 CREATE INDEX fixes_lease ON public.fixes USING btree (lease_until) WHERE (state = ANY (ARRAY['queued'::text, 'fixing'::text]));
@@ -901,6 +934,10 @@ CREATE INDEX tickets_pages ON public.tickets USING gin (pages);
 CREATE INDEX tickets_screen ON public.tickets USING btree (project_id, environment_id, kind, screen);
 CREATE UNIQUE INDEX users_email ON public.users USING btree (lower(email)) WHERE (email IS NOT NULL);
 CREATE INDEX web_sessions_user ON public.web_sessions USING btree (user_id);
+ALTER INDEX public.events_issue_received ATTACH PARTITION public.events_default_issue_id_received_at_idx;
+ALTER INDEX public.events_issue_recording ATTACH PARTITION public.events_default_issue_id_recording_id_idx;
+ALTER INDEX public.events_pkey ATTACH PARTITION public.events_default_pkey;
+ALTER INDEX public.events_project_received ATTACH PARTITION public.events_default_project_id_received_at_idx;
 CREATE TRIGGER digest_items_keep_facts BEFORE UPDATE ON public.digest_items FOR EACH ROW EXECUTE FUNCTION public.digest_items_keep_facts();
 CREATE TRIGGER digests_keep_payload BEFORE UPDATE ON public.digests FOR EACH ROW EXECUTE FUNCTION public.digests_keep_payload();
 CREATE TRIGGER projects_owner_membership AFTER INSERT OR UPDATE OF owner_id ON public.projects FOR EACH ROW WHEN ((new.owner_id IS NOT NULL)) EXECUTE FUNCTION public.project_owner_membership();
@@ -922,11 +959,11 @@ ALTER TABLE ONLY public.digests
     ADD CONSTRAINT digests_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.environments
     ADD CONSTRAINT environments_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
-ALTER TABLE ONLY public.events
+ALTER TABLE public.events
     ADD CONSTRAINT events_environment_id_fkey FOREIGN KEY (environment_id) REFERENCES public.environments(id) ON DELETE SET NULL;
-ALTER TABLE ONLY public.events
+ALTER TABLE public.events
     ADD CONSTRAINT events_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES public.issues(id) ON DELETE CASCADE;
-ALTER TABLE ONLY public.events
+ALTER TABLE public.events
     ADD CONSTRAINT events_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
 ALTER TABLE ONLY public.fix_evidence
     ADD CONSTRAINT fix_evidence_fix_id_fkey FOREIGN KEY (fix_id) REFERENCES public.fixes(id) ON DELETE CASCADE;

@@ -20,6 +20,10 @@ import type { DataSettings } from '../../shared/config/data.js'
 import { addIntakeTally } from '../../shared/domain/intake-tally.js'
 import { storedMaps } from './symbolication/stored-maps.js'
 import { Symbolicator } from './symbolication/symbolicator.js'
+import type { PeriodicSweeper } from '../../shared/jobs/index.js'
+import { retentionSweep, type GrouperRetention } from './retention/sweep.js'
+
+export type { GrouperRetention } from './retention/sweep.js'
 
 export interface GrouperDeps {
   db: Db
@@ -125,13 +129,15 @@ export function createGrouper(deps: GrouperDeps): HostedService {
     consumer.on('lost', ({ entries }: { entries: number }) => log.warn('another consumer took entries this one held (it stalled past its lease); they are stored once either way', { entries }))
     return consumer
   })
+  const sweeper: PeriodicSweeper = retentionSweep(deps, log)
   return {
     name: 'grouper',
     start: async () => {
       for (const consumer of consumers) await consumer.start()
+      sweeper.start()
     },
     stop: async () => {
-      await Promise.all(consumers.map((consumer) => consumer.stop()))
+      await Promise.all([...consumers.map((consumer) => consumer.stop()), sweeper.stop()])
     },
     depth: () => queueDepth(deps.redis, deps.keys.events, GROUPS.grouper),
     // The laggard counts: one stuck loop holds its entries even while the others move.

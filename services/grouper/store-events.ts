@@ -150,6 +150,9 @@ function changesOf(prepared: Prepared[], issueIds: Map<string, string>, signals:
   return [...changes.values()]
 }
 
+/** How long a sender's resend is recognised by its id (event_receipts are pruned past it). */
+export const RESEND_WINDOW_DAYS = 7
+
 async function insertEvents(client: pg.PoolClient, prepared: Prepared[], issueIds: Map<string, string>, environmentIds: Map<string, string>, mergedFrom: Map<string, string>, slim: ReadonlySet<string>): Promise<Prepared[]> {
   // One event sent twice (its first answer was lost) can arrive twice in a batch: one row, counted once.
   const ids = new Set<string>()
@@ -179,11 +182,20 @@ async function insertEvents(client: pg.PoolClient, prepared: Prepared[], issueId
     return `${head.slice(0, -1)},"w":true,"g":${x.grouping.json},"b":${x.body}}`
   })
   const { rows: insertedRows } = await client.query<{ id: string }>(
-    `INSERT INTO events (id, project_id, issue_id, environment_id, occurred_at, received_at, release, session_id, user_key, recording_id, merged_from, grouping, payload, whole)
-     SELECT id, p, i, e, o, r, rel, s, u, rec, mf, g, b, w
-     FROM json_to_recordset($1::json)
-       AS x(id uuid, p uuid, i uuid, e uuid, o timestamptz, r timestamptz, rel text, s text, u text, rec uuid, mf uuid, g json, b json, w boolean)
-     ON CONFLICT (id) DO NOTHING
+    // Stored once per id (docs/retention.md): a redelivery carries the same received_at (the
+    // primary key (id, received_at) catches it); a sender's resend comes with a new one, so its id's
+    // receipt decides (a second grouper inserting it waits for the first's commit, then skips it),
+    // and an id received before its receipts began (events_legacy) is found by its index.
+    `WITH x AS (
+       SELECT * FROM json_to_recordset($1::json)
+         AS x(id uuid, p uuid, i uuid, e uuid, o timestamptz, r timestamptz, rel text, s text, u text, rec uuid, mf uuid, g json, b json, w boolean)),
+     receipt AS (
+       INSERT INTO event_receipts (id, received_at) SELECT id, r FROM x ON CONFLICT (id) DO NOTHING RETURNING id)
+     INSERT INTO events (id, project_id, issue_id, environment_id, occurred_at, received_at, release, session_id, user_key, recording_id, merged_from, grouping, payload, whole)
+     SELECT x.id, p, i, e, o, r, rel, s, u, rec, mf, g, b, w
+     FROM x JOIN receipt USING (id)
+     WHERE NOT EXISTS (SELECT 1 FROM events old WHERE old.id = x.id AND old.received_at > x.r - interval '${RESEND_WINDOW_DAYS} days' AND old.received_at < x.r)
+     ON CONFLICT (id, received_at) DO NOTHING
      RETURNING id`,
     // As bytes: pg sends a Buffer as it is (json's binary form is its text), where a string would be
     // measured, then encoded, then copied again as its buffer grows.

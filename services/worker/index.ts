@@ -50,7 +50,7 @@ export interface WorkerDeps {
   matcher?: { limits: FrictionLimits; embeddings: { readonly embeddings: EmbeddingsConfig; readonly logLevel: LogLevel } }
   /** The digester's settings, chat plugin and the dashboard's address (config.digest, plugins.chat, config.baseUrl); its model is tools.model. */
   digests?: { settings: DigestSettings; chat: ChatPlugin | undefined; baseUrl: string; clock?: Clock }
-  /** Data limits (config.data): the grouper's per-issue sampling and the upkeep sweep's cleanup ages. Absent: the defaults. */
+  /** Data limits (config.data): the grouper's per-issue sampling and retention pass, the upkeep sweep's cleanup ages. Absent: the defaults. */
   data?: DataSettings
   /** The alerter's settings (config.alerts); it posts through the digest's chat plugin to the same dashboard address. */
   alerts?: AlertSettings

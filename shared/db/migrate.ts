@@ -10,7 +10,7 @@
  * fix-forward is supported from there (docs/upgrade-078.md).
  */
 import { createHash } from 'node:crypto'
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type pg from 'pg'
 import type { Db } from './index.js'
@@ -42,6 +42,19 @@ export interface Migration {
   name: string
   sql: string
   checksum: string
+  /** Statements run outside a transaction before this one, when their guard says so (NNN_name.before.sql). */
+  before?: BeforeSteps
+}
+
+/**
+ * What a migration needs done outside a transaction first (CREATE INDEX CONCURRENTLY, VALIDATE
+ * CONSTRAINT on a large table): statements separated by a `--;;` line, each idempotent, run one by
+ * one in autocommit only while the migration is not landed, and only when the `-- svc:before-if:`
+ * query (one boolean) answers true.
+ */
+export interface BeforeSteps {
+  guard: string | undefined
+  statements: string[]
 }
 
 export interface MigrateResult {
@@ -69,7 +82,9 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
   const migrations = files.map((file) => {
     const sql = readFileSync(`${dir}/${file}`, 'utf8')
     const [number, ...rest] = file.replace(/\.sql$/, '').split('_')
-    return { file, version: Number(number), name: rest.join('_'), sql, checksum: createHash('sha256').update(sql).digest('hex') }
+    const beforeFile = `${dir}/${file.replace(/\.sql$/, '.before.sql')}`
+    const before = existsSync(beforeFile) ? beforeStepsOf(readFileSync(beforeFile, 'utf8')) : undefined
+    return { file, version: Number(number), name: rest.join('_'), sql, checksum: createHash('sha256').update(sql).digest('hex'), ...(before ? { before } : {}) }
   })
   migrations.sort((a, b) => a.version - b.version)
   for (let i = 1; i < migrations.length; i++) {
@@ -78,6 +93,29 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
     }
   }
   return migrations
+}
+
+/** A before file's guard and statements. */
+function beforeStepsOf(text: string): BeforeSteps {
+  const guard = /^-- svc:before-if: (.+)$/m.exec(text)?.[1]
+  const statements = text.split(/^--;;$/m).slice(1).map((part) => part.trim()).filter((part) => part.replace(/^--.*$/gm, '').trim() !== '')
+  return { guard, statements }
+}
+
+/** A migration's before steps, in autocommit, when its guard answers true. */
+async function runBeforeSteps(client: pg.PoolClient, migration: Migration): Promise<void> {
+  if (!migration.before) return
+  if (migration.before.guard) {
+    const { rows } = await client.query<{ run: boolean | null }>(`SELECT (${migration.before.guard}) AS run`)
+    if (rows[0]?.run !== true) return
+  }
+  for (const statement of migration.before.statements) {
+    try {
+      await client.query(statement)
+    } catch (error) {
+      throw await explainFailure(client, migration, error)
+    }
+  }
 }
 
 /** Applies every migration not yet in the ledger; safe to rerun and to run concurrently. */
@@ -102,6 +140,7 @@ export async function migrate(db: Db, migrations = readMigrations()): Promise<Mi
           continue
         }
         await requireExtensions(client, migration)
+        await runBeforeSteps(client, migration)
         await client.query('BEGIN')
         try {
           await client.query(migration.sql)
