@@ -21,9 +21,8 @@ import { addIntakeTally } from '../../shared/domain/intake-tally.js'
 import { storedMaps } from './symbolication/stored-maps.js'
 import { Symbolicator } from './symbolication/symbolicator.js'
 import type { PeriodicSweeper } from '../../shared/jobs/index.js'
-import { retentionSweep, type GrouperRetention } from './retention/sweep.js'
+import { retentionSweep } from './retention/sweep.js'
 
-export type { GrouperRetention } from './retention/sweep.js'
 
 export interface GrouperDeps {
   db: Db
