@@ -28,7 +28,9 @@ export function child(args: string[], env: Record<string, string>): ChildProcess
  * that moment measured one thread, whatever SVC_INGRESS_THREADS said.
  */
 export async function startIngressChild(env: Record<string, string>): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, [SVC, 'ingress'], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] })
+  // BENCH_CPU_PROF=<folder>: V8's CPU profile of every ingress thread, written there when it stops.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : []
+  const proc = spawn(process.execPath, [...profile, SVC, 'ingress'], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] })
   let log = ''
   await new Promise<void>((resolve, reject) => {
     proc.stderr!.on('data', (chunk: Buffer) => {

@@ -33,18 +33,26 @@ export async function requireIngestKey(deps: IngestDeps, token: string | undefin
 }
 
 /** Accepts one event body for a key; resolves with the event id once it is on the stream. */
-export async function acceptEvent(deps: IngestDeps, key: IngestKey, text: string): Promise<string> {
+export function acceptEvent(deps: IngestDeps, key: IngestKey, text: string): Promise<string> {
+  return new Promise((resolve, reject) => acceptEventThen(deps, key, text, (error, id) => (error ? reject(error) : resolve(id))))
+}
+
+/**
+ * acceptEvent without promises, for the events route's hot path: throws IngestError at once for a
+ * body it refuses (invalid_json, invalid_event, backlog_full); otherwise done is called once Redis
+ * answered, with the id, or with the IngestError to answer (unavailable, rate_limited,
+ * project_quota_exceeded). done must not throw.
+ */
+export function acceptEventThen(deps: IngestDeps, key: IngestKey, text: string, done: (error: IngestError | undefined, id: string) => void): void {
   const event = parseEvent(text)
   if (deps.backlog.full) throw new IngestError('backlog_full', { retryAfter: 5 })
   const id = storedEventId(key.projectId, event.event_id)
-  let result
-  try {
-    result = await deps.queue.enqueue({ id, projectId: key.projectId, keyId: key.keyId, receivedAt: Date.now(), body: text }, key.projectEventsPerMinute)
-  } catch (error) {
-    // Redis being down is logged once by its connection's watch, not once per event.
-    if (!isRedisConnectionError(error)) deps.log.error('events stream write failed', { error })
-    throw new IngestError('unavailable', { retryAfter: 5 })
-  }
-  if (!result.ok) throw new IngestError(result.reason === 'project_quota' ? 'project_quota_exceeded' : 'rate_limited', { retryAfter: result.retryAfter })
-  return id
+  deps.queue.submit({ id, projectId: key.projectId, keyId: key.keyId, receivedAt: Date.now(), body: text }, key.projectEventsPerMinute, (error, result) => {
+    if (error) {
+      // Redis being down is logged once by its connection's watch, not once per event.
+      if (!isRedisConnectionError(error)) deps.log.error('events stream write failed', { error })
+      done(new IngestError('unavailable', { retryAfter: 5 }), id)
+    } else if (!result!.ok) done(new IngestError(result!.reason === 'project_quota' ? 'project_quota_exceeded' : 'rate_limited', { retryAfter: result!.retryAfter }), id)
+    else done(undefined, id)
+  })
 }

@@ -36,7 +36,7 @@ export interface IngestionOptions {
 
 export interface Ingestion {
   /** What registerIngestRoutes needs, but for the parts the composing process adds. */
-  routes: Omit<IngestRouteDeps, 'onSdkPing' | 'onSourceMapStored' | 'track'>
+  routes: Omit<IngestRouteDeps, 'onSdkPing' | 'onSourceMapStored' | 'track' | 'inFlight'>
   /** Stops the backlog monitor and closes the queue's connection; call after the app closed. */
   stop(): void
 }
