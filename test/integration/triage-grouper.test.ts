@@ -103,7 +103,7 @@ t.test('a merge sends both fingerprints\' events to the target with counts combi
   const stack = await startTestStack(t, { ingress: false })
   const target = await send(stack, 'merge-a', [null, null], { user: 'a' })
   const source = await send(stack, 'merge-b', [null], { user: 'b' })
-  t.same(await mergeIssues(stack.db, stack.projectId, target, [source], PERSON, 'one bug'), [source])
+  t.same(await stack.db.withTransaction((tx) => mergeIssues(tx, stack.projectId, target, [source], PERSON, 'one bug')), [source])
   const counts = async (id: string) => (await stack.db.query<{ event_count: string; user_count: number }>('SELECT event_count, user_count FROM issues WHERE id = $1', [id])).rows[0]!
   t.same(await counts(target), { event_count: '3', user_count: 2 })
   const routed = await send(stack, 'merge-b', [null], { user: 'c' })
@@ -111,8 +111,8 @@ t.test('a merge sends both fingerprints\' events to the target with counts combi
   t.same(await counts(target), { event_count: '4', user_count: 3 })
   t.same((await triageOf(stack, source)).mergedInto?.id, target)
   t.same((await triageOf(stack, target)).mergedFrom.map((m) => m.id), [source])
-  await t.rejects(mergeIssues(stack.db, stack.projectId, source, [target], PERSON), { code: 'merge_invalid' }, 'not into a merged issue')
-  t.ok(await unmergeIssue(stack.db, stack.projectId, source, PERSON))
+  await t.rejects(stack.db.withTransaction((tx) => mergeIssues(tx, stack.projectId, source, [target], PERSON)), { code: 'merge_invalid' }, 'not into a merged issue')
+  t.ok(await stack.db.withTransaction((tx) => unmergeIssue(tx, stack.projectId, source, PERSON)))
   // Users and sessions the merged fingerprint brought while merged stay counted on the target (docs/issues.md, "Merge").
   t.same(await counts(target), { event_count: '2', user_count: 2 })
   t.same(await counts(source), { event_count: '2', user_count: 1 }, 'its events, those sent since included, are back')

@@ -24,11 +24,13 @@ t.test('merging and undoing while both fingerprints keep arriving stores every e
   })
   const [a, b] = ids as [string, string]
   const sending = sendBoth(40)
-  await mergeIssues(stack.db, stack.projectId, a, [b], PERSON)
+  // Each command in its own transaction, as the pages and the project API run them: its row locks
+  // hold until it commits, so a grouper batch waits for it instead of counting beside it.
+  await stack.db.withTransaction((tx) => mergeIssues(tx, stack.projectId, a, [b], PERSON))
   await new Promise((resolve) => setTimeout(resolve, 200))
-  await unmergeIssue(stack.db, stack.projectId, b, PERSON)
+  await stack.db.withTransaction((tx) => unmergeIssue(tx, stack.projectId, b, PERSON))
   await new Promise((resolve) => setTimeout(resolve, 200))
-  await mergeIssues(stack.db, stack.projectId, a, [b], PERSON)
+  await stack.db.withTransaction((tx) => mergeIssues(tx, stack.projectId, a, [b], PERSON))
   await sending
   const stored = await waitFor(async () => {
     const { rows } = await stack.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE issue_id IN ($1, $2)`, [a, b])

@@ -4,6 +4,9 @@
  * their events on to the target (store-events.ts), marked merged_from it. Its stored events move
  * to the target the same way, so undoing moves back exactly what came from it. The target's
  * counters then cover both; users and sessions are counted again over both issues' actors.
+ *
+ * tx must be a transaction (a pool runs each statement alone): the rows locked first hold off the
+ * grouper's batches of both issues until the move and the recount commit.
  */
 import { runSql, type SqlTx } from '../../../shared/db/sql-tx.js'
 import type { TriageActor } from '../triage/types.js'
