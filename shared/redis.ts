@@ -78,6 +78,10 @@ export function streamKeys(prefix: string) {
     alerts: `${prefix}stream:alerts`,
     /** The lock of the workers' upkeep sweep (old digests, setup sessions and dead letters; services/worker/upkeep.ts). */
     upkeepSweep: `${prefix}worker:upkeep:sweep`,
+    /** The lock of the storage gauges' count (services/worker/storage-gauges.ts): one worker of the fleet counts each interval. */
+    storageGaugesSweep: `${prefix}worker:storage-gauges:sweep`,
+    /** The storage gauges' last count, shared with every worker: one JSON value, kept a few intervals (services/worker/storage-figures.ts). */
+    storageFigures: `${prefix}worker:storage-gauges:figures`,
     /** The alerter's fleet-wide slots for chat posts (ALERT_MAX_CONCURRENT). */
     alertSlots: `${prefix}alerter:slots`,
     /** The fleet-wide investigation slots (INVESTIGATION_MAX_CONCURRENT): holder → lease expiry. */

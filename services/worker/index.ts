@@ -116,7 +116,9 @@ export async function startWorker(deps: WorkerDeps): Promise<Worker> {
   upkeep.on('error', (error: unknown) => deps.log.warn('upkeep sweep failed', { error }))
   upkeep.start()
   const storage = new StorageGauges({ db: deps.db, redis: deps.redis, keys: deps.keys })
-  storage.on('error', (error: unknown) => deps.log.warn('storage gauges not counted', { error }))
+  // Once per fleet per interval, under one lock; this worker serves the fleet's last count (docs/metrics.md "Storage").
+  // An outage is logged once by the connection's watch; the last figures stay served.
+  storage.on('error', (error: unknown) => deps.log.warn('storage gauges not counted or not read', { error }))
   storage.start()
   collectProcessMetrics()
   // Every group's depth, whichever services this worker hosts: a fleet-wide fact any worker can report.

@@ -1,41 +1,36 @@
 /**
  * Per-project storage gauges (docs/metrics.md "Storage"): the figures of the settings page's storage
- * panel, labelled by project id. A scrape never touches the database: each worker counts every
- * project in the background every STORAGE_GAUGES_EVERY_MS and a scrape reads what was counted (the
- * oldest event's age is worked out at the scrape from the counted receipt). Projects are the one
+ * panel, labelled by project id. A scrape never touches the database or Redis: one worker of the
+ * fleet counts every project every STORAGE_GAUGES_EVERY_MS under a fleet-wide lock and shares the
+ * figures through Redis (storage-figures.ts), every worker keeps the last ones in memory, and a
+ * scrape reads those (the oldest event's age is worked out at the scrape from the counted
+ * receipt). A fleet of N workers counts once per interval, not N times. Projects are the one
  * id label the metrics take: storage is a per-project question, and an install's projects are
  * bounded (STORAGE_GAUGE_PROJECTS at most).
  */
 import { EventEmitter } from 'node:events'
-import type { Redis } from 'ioredis'
-import type { Queryable } from '../../shared/db/index.js'
-import { intakeLastDay } from '../../shared/domain/intake-tally.js'
+import { PeriodicSweeper } from '../../shared/jobs/index.js'
 import { Gauge } from '../../shared/metrics.js'
-import type { StreamKeys } from '../../shared/redis.js'
-import { MINUTE } from '../../shared/time.js'
-import { getEventsStorage } from '../grouper/read/storage.js'
-import { getRecordingsStorage } from '../recorder/read/storage.js'
-import { listProjectIds } from '../web/read/project-ids.js'
+import { isRedisConnectionError } from '../../shared/redis.js'
+import { MINUTE, SECOND } from '../../shared/time.js'
+import { countFigures, GAUGE_EVENTS_CAP, getSharedFigures, shareFigures, type ProjectStorage, type StorageFigureDeps, type StorageFigures } from './storage-figures.js'
 
-/** How often a worker counts again: five minutes keeps a 10M-row project's scan off the hot minute. */
+/** How often the fleet counts again: five minutes keeps a 10M-row project's scan off the hot minute. */
 export const STORAGE_GAUGES_EVERY_MS = 5 * MINUTE
-/** Projects reported at most, oldest first. */
-export const STORAGE_GAUGE_PROJECTS = 1000
-/** Rows counted per project at most: the background count may go further than the page's. */
-export const GAUGE_EVENTS_CAP = 10_000_000
+/** How often a worker reads the fleet's last count from Redis: one GET of a few dozen kB, so a new count shows within half a minute. */
+export const STORAGE_FIGURES_REFRESH_MS = 30 * SECOND
+/** Intervals the shared figures outlive their count: a missed count or two keeps them; a worker started after the fleet stopped counting finds none. */
+const KEPT_INTERVALS = 3
 
-interface Counted {
-  events: number
-  oldestAt: Date | null
-  recordingsBytes: number
-  refused: number
-  sampled: number
+let latest: ReadonlyMap<string, ProjectStorage> = new Map()
+
+/** What this process's gauges serve from now on. */
+function serve(figures: StorageFigures): void {
+  latest = figures.projects
 }
 
-let latest: ReadonlyMap<string, Counted> = new Map()
-
 const labelNames = ['project'] as const
-const fromLatest = (gauge: InstanceType<typeof Gauge<'project'>>, value: (counted: Counted) => number | undefined): void => {
+const fromLatest = (gauge: InstanceType<typeof Gauge<'project'>>, value: (counted: ProjectStorage) => number | undefined): void => {
   gauge.reset()
   for (const [project, counted] of latest) {
     const v = value(counted)
@@ -85,46 +80,84 @@ new Gauge({
   },
 })
 
-export interface StorageGaugeDeps {
-  db: Queryable
-  redis: Redis
-  keys: StreamKeys
+export type StorageGaugeDeps = StorageFigureDeps
+
+/** Counts every project's figures, shares them with the fleet for keepMs and serves them from this process's gauges. */
+export async function countStorage(deps: StorageGaugeDeps, keepMs: number = KEPT_INTERVALS * STORAGE_GAUGES_EVERY_MS): Promise<StorageFigures> {
+  const figures = await countFigures(deps)
+  serve(figures)
+  await shareFigures(deps.redis, deps.keys, figures, keepMs)
+  return figures
 }
 
-/** Counts every project's storage figures once; what the gauges show from then on. */
-export async function countStorage(deps: StorageGaugeDeps): Promise<void> {
-  const next = new Map<string, Counted>()
-  for (const projectId of await listProjectIds(deps.db, STORAGE_GAUGE_PROJECTS)) {
-    const events = await getEventsStorage(deps.db, projectId, GAUGE_EVENTS_CAP)
-    const recordings = await getRecordingsStorage(deps.db, projectId)
-    const intake = await intakeLastDay(deps.redis, deps.keys, projectId)
-    next.set(projectId, { events: events.events, oldestAt: events.oldestAt, recordingsBytes: recordings.bytes, ...intake })
-  }
-  latest = next
+export interface StorageGaugeTiming {
+  /** How often the fleet counts (one worker, under the lock). */
+  everyMs?: number
+  /** How often this worker reads the fleet's last count. */
+  refreshMs?: number
 }
 
-/** The background count: start() counts at once and then every interval; a failed count is an 'error' event, the last figures stay. */
+/**
+ * A worker's storage gauges: each interval one worker of the fleet (whichever takes the lock; the
+ * first try is at start) counts and shares the figures, and every worker reads the last shared
+ * ones every refreshMs. Events: 'counted' when this worker counted, 'error' for a failed count or
+ * read, 'outage' while Redis or PostgreSQL is away (their connections log that once); the last
+ * figures stay served either way.
+ */
 export class StorageGauges extends EventEmitter {
+  readonly #sweeper: PeriodicSweeper
+  readonly #refreshMs: number
+  #figures: StorageFigures | undefined
   #timer: NodeJS.Timeout | undefined
-  #running: Promise<void> | undefined
+  #refreshing: Promise<void> | undefined
 
-  constructor(private readonly deps: StorageGaugeDeps, private readonly everyMs: number = STORAGE_GAUGES_EVERY_MS) {
+  constructor(private readonly deps: StorageGaugeDeps, { everyMs = STORAGE_GAUGES_EVERY_MS, refreshMs = STORAGE_FIGURES_REFRESH_MS }: StorageGaugeTiming = {}) {
     super()
+    this.#refreshMs = refreshMs
+    this.#sweeper = new PeriodicSweeper({
+      redis: deps.redis,
+      lockKey: deps.keys.storageGaugesSweep,
+      everyMs,
+      passes: [{ name: 'storage gauges', run: () => this.#count(KEPT_INTERVALS * everyMs) }],
+    })
+    this.#sweeper.on('error', (error: unknown) => void this.emit('error', error))
+    this.#sweeper.on('outage', (error: unknown) => void this.emit('outage', error))
+  }
+
+  /** The figures this worker serves: its own count's or the fleet's last shared ones; undefined before either. */
+  get figures(): StorageFigures | undefined {
+    return this.#figures
   }
 
   start(): void {
-    const tick = (): void => {
-      this.#running ??= countStorage(this.deps)
-        .catch((error: unknown) => void this.emit('error', error))
-        .finally(() => (this.#running = undefined))
-    }
-    tick()
-    this.#timer = setInterval(tick, this.everyMs)
+    this.#sweeper.start({ now: true })
+    this.#refresh()
+    this.#timer = setInterval(() => this.#refresh(), this.#refreshMs)
     this.#timer.unref()
   }
 
   async stop(): Promise<void> {
     clearInterval(this.#timer)
-    await this.#running
+    await Promise.all([this.#sweeper.stop(), this.#refreshing])
+  }
+
+  async #count(keepMs: number): Promise<void> {
+    const figures = await countStorage(this.deps, keepMs)
+    this.#adopt(figures)
+    this.emit('counted', figures)
+  }
+
+  #refresh(): void {
+    this.#refreshing ??= getSharedFigures(this.deps.redis, this.deps.keys)
+      .then((figures) => figures && this.#adopt(figures))
+      .catch((error: unknown) => void this.emit(isRedisConnectionError(error) ? 'outage' : 'error', error))
+      .finally(() => (this.#refreshing = undefined))
+  }
+
+  /** Takes figures newer than the held ones (a read that raced this worker's own count never goes back). */
+  #adopt(figures: StorageFigures): void {
+    if (this.#figures && this.#figures.countedAt >= figures.countedAt) return
+    this.#figures = figures
+    serve(figures)
   }
 }

@@ -33,10 +33,13 @@ export class PeriodicSweeper extends EventEmitter {
     super()
   }
 
-  start(): void {
-    this.#timer = setInterval(() => {
+  /** Ticks every interval; with now, the first tick (lock and all) at once too, for passes whose result a worker wants from its start. */
+  start({ now = false }: { now?: boolean } = {}): void {
+    const tick = (): void => {
       this.#running ??= this.#tick().finally(() => (this.#running = undefined))
-    }, this.options.everyMs)
+    }
+    if (now) tick()
+    this.#timer = setInterval(tick, this.options.everyMs)
     this.#timer.unref()
   }
 
