@@ -1,6 +1,7 @@
 /** svc create-project: a project and its three keys, for scripts; the keys are printed once on stdout. */
 import { Command, Option } from 'clipanion'
 import { checkNewProject, createProjectWithKeys, type CreatedProject } from '../../services/web/projects/create-project.js'
+import { sentryDsn } from '../../services/web/projects/dsn.js'
 import { projectSnippets } from '../../services/web/projects/snippets.js'
 import { withCommandDb } from '../command-db.js'
 import { loadContext } from '../context.js'
@@ -10,7 +11,7 @@ export class CreateProjectCommand extends Command {
   static override paths = [['create-project']]
   static override usage = Command.Usage({
     description:
-      'Create a project with an ingest, a source-map and an api key. The keys are printed once on stdout (with the SDK snippet, the source-map command and the tool server entry filled in; --json: one JSON object) and only their hashes are stored. --owner-email gives it to that account, whose dashboard then lists it. A refusal exits 2 for a flag to fix and 1 for an unknown owner or a database that cannot answer; with --json it is {"code", "message"} on stderr.',
+      'Create a project with an ingest, a source-map and an api key. The keys are printed once on stdout (with the Sentry DSN, the SDK snippets, the source-map command and the tool server entry filled in; --json: one JSON object) and only their hashes are stored. --owner-email gives it to that account, whose dashboard then lists it. A refusal exits 2 for a flag to fix and 1 for an unknown owner or a database that cannot answer; with --json it is {"code", "message"} on stderr.',
     examples: [
       ['For a person', 'svc create-project --name Shop --repo acme/shop --owner-email me@example.com'],
       ['For a script', 'umask 077; svc create-project --name Shop --json > .svc/keys.json'],
@@ -56,7 +57,7 @@ export class CreateProjectCommand extends Command {
 }
 
 function asJson(baseUrl: string, created: CreatedProject): Record<string, unknown> {
-  return { project_id: created.projectId, name: created.name, repo: created.repo, dashboard_url: `${baseUrl}/projects/${created.projectId}`, ...created.keys }
+  return { project_id: created.projectId, name: created.name, repo: created.repo, dashboard_url: `${baseUrl}/projects/${created.projectId}`, ...created.keys, sentry_dsn: sentryDsn(baseUrl, created.keys.ingest_key, created.dsnNumber) }
 }
 
 function asText(baseUrl: string, created: CreatedProject): string {
@@ -66,7 +67,8 @@ function asText(baseUrl: string, created: CreatedProject): string {
     `ingest key:     ${created.keys.ingest_key}`,
     `source-map key: ${created.keys.sourcemap_key}`,
     `api key:        ${created.keys.api_key}`,
+    `sentry dsn:     ${sentryDsn(baseUrl, created.keys.ingest_key, created.dsnNumber)}`,
   ]
-  for (const snippet of projectSnippets(baseUrl, created.keys)) lines.push('', `# ${snippet.title}: ${snippet.hint}`, snippet.text)
+  for (const snippet of projectSnippets(baseUrl, created.keys, created.dsnNumber)) lines.push('', `# ${snippet.title}: ${snippet.hint}`, snippet.text)
   return `${lines.join('\n')}\n`
 }

@@ -55,6 +55,7 @@ t.test('a registered session answers pending polls, then wakes a held poll at ap
   t.equal(answer.status, 200)
   t.ok(answer.ms < 5000, `the held poll returned at approval, after ${answer.ms} ms`)
   t.match(answer.body, { status: 'key_ok', approved: true, project_name: 'Shop', ingest_key: /^svc_pk_/, sourcemap_key: /^svc_sk_/, api_key: /^svc_ak_/, project_id: /^[0-9a-f-]{36}$/ })
+  t.match(answer.body.sentry_dsn, new RegExp(`^http://${answer.body.ingest_key as string}@[^/]+/\\d+$`), 'the Sentry DSN comes with the keys')
   t.match(answer.body.facts, { has_events: false, codehost_connected: false, chat_connected: false, sourcemaps_uploaded: false })
   t.match(answer.body.dashboard_url, `${stack.config.baseUrl}/projects/${answer.body.project_id as string}`)
 

@@ -22,6 +22,9 @@ t.test('svc create-project --json prints the project and its three working keys 
   const answer = JSON.parse(made.stdout) as Record<string, string>
   t.equal(made.stdout, `${JSON.stringify(answer)}\n`, 'stdout is one JSON line')
   t.match(answer, { name: 'Shop', repo: 'acme/shop', dashboard_url: `https://svc.example.test/projects/${answer.project_id}` })
+  const { rows: numbered } = await stack.db.query<{ dsn_number: string }>('SELECT dsn_number FROM projects WHERE id = $1', [answer.project_id])
+  t.equal(answer.sentry_dsn, `https://${answer.ingest_key}@svc.example.test/${numbered[0]!.dsn_number}`, "the Sentry DSN is the ingest key at the service's address, the project's number last")
+  t.match(numbered[0]!.dsn_number, /^\d+$/, 'the number is all digits, as Sentry SDKs require')
   t.same([parseKey(answer.ingest_key!)?.kind, parseKey(answer.sourcemap_key!)?.kind, parseKey(answer.api_key!)?.kind], ['ingest', 'sourcemap', 'api'])
   for (const field of ['ingest_key', 'sourcemap_key', 'api_key']) t.notMatch(made.stderr, parseKey(answer[field]!)!.secret, `the ${field} is not on stderr, where the log goes`)
   t.match(made.stderr, '"project created"', 'the log line names the project by id')
@@ -47,6 +50,8 @@ t.test('svc create-project without --json prints the keys and the snippets on st
   t.match(made.stdout, `apiKey: '${ingest}'`, 'the SDK snippet is filled in')
   t.match(made.stdout, `SVC_SOURCEMAP_KEY=${sourcemap} `, 'the source-map command is filled in')
   t.match(made.stdout, `export SVC_API_KEY=${api}`, 'the tool server snippet is filled in')
+  t.match(made.stdout, new RegExp(`sentry dsn: +http://${ingest}@[^/\\s]+/\\d+\\n`), 'the Sentry DSN is printed')
+  t.match(made.stdout, /Sentry\.init\(\{ dsn: 'http:\/\/svc_pk_/, 'with the Sentry snippet')
   t.match(made.stderr, 'The keys are shown once')
   t.match(made.stderr, 'The project has no owner', 'it says nobody sees it on a dashboard')
   const { rows } = await stack.db.query<{ owner_id: string | null }>("SELECT owner_id FROM projects WHERE name = 'Blog'")

@@ -30,6 +30,7 @@ t.test('the owner creates a key of each kind, sees its value once, and it works 
   const opened = await client.get(page)
   t.equal(opened.status, 200)
   t.equal((opened.text.match(/<tr><td><code>/g) ?? []).length, 3, 'the three keys the approval minted')
+  t.match(opened.text, /id="dsn-shape">Coming from Sentry\? [^<]*<code>http:\/\/INGEST_KEY@[^/]+\/\d+<\/code>/, "the project's DSN is shown with the ingest key as a placeholder")
 
   for (const [kind, prefix] of [['api', 'svc_ak_'], ['sourcemap', 'svc_sk_'], ['ingest', 'svc_pk_']] as const) {
     await client.get(page)
@@ -40,6 +41,9 @@ t.test('the owner creates a key of each kind, sees its value once, and it works 
     t.match(created.headers.get('cache-control') ?? '', /no-store/, 'no cache keeps the page that shows it')
     const { rows } = await stack.db.query<{ project_id: string; kind: string; label: string }>('SELECT project_id, kind, label FROM api_keys WHERE id = $1', [parseKey(token!)!.id])
     t.same(rows, [{ project_id: projectId, kind, label: `${kind} for ci` }])
+    const dsn = /<pre class="key-value" id="new-dsn">([^<]+)<\/pre>/.exec(created.text)?.[1]
+    if (kind === 'ingest') t.match(dsn, new RegExp(`^http://${token}@[^/]+/\\d+$`), 'an ingest key is shown with its Sentry DSN')
+    else t.equal(dsn, undefined, `a ${kind} key has no DSN`)
     const again = await client.get(page)
     t.equal(shownKey(again.text), undefined, 'shown once: the list has ids only')
     t.notOk(again.text.includes(token!.slice(-32)), 'the secret is nowhere on the page')

@@ -26,6 +26,8 @@ t.test('a project created on the dashboard answers its three working keys once, 
   t.match(created.text, `apiKey: &#39;${byKind.ingest}&#39;`, 'the SDK snippet carries the ingest key')
   t.match(created.text, `SVC_SOURCEMAP_KEY=${byKind.sourcemap} SVC_ENDPOINT=${stack.config.baseUrl}`, 'the source-map command carries the source-map key')
   t.match(created.text, `export SVC_API_KEY=${byKind.api}`, 'the tool server snippet carries the api key')
+  const dsnAt = new URL(stack.config.baseUrl)
+  t.match(created.text, new RegExp(`Sentry\\.init\\(\\{ dsn: &#39;${dsnAt.protocol}//${byKind.ingest}@${dsnAt.host}/\\d+&#39; \\}\\)`), 'the Sentry snippet carries the DSN')
   t.match(created.text, `${stack.config.baseUrl}/mcp`)
   t.match(created.text, 'Repository acme/shop is attached')
 

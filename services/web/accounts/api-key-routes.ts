@@ -3,6 +3,7 @@
  * never a redirect, so the value is in no address or history entry) and each key's revoke button.
  * Only the project's owner sees the page or may post; anybody else gets 403 on a post.
  */
+import { readDsnNumber, sentryDsn } from '../projects/dsn.js'
 import type uWS from 'uWebSockets.js'
 import { createProjectKey, MAX_ACTIVE_KEYS, revokeProjectKey } from './api-keys.js'
 import type { DashboardDeps } from '../http/deps.js'
@@ -32,13 +33,17 @@ async function ownerOfForm(deps: DashboardDeps, ctx: FormContext): Promise<Proje
 /** Registers GET and POST /projects/:id/settings/api-keys and POST …/:key_id/revoke. */
 export function registerApiKeyRoutes(app: uWS.TemplatedApp, deps: DashboardDeps): void {
   const db = deps.setup.db
+  const dsnOf = async (projectId: string, ingestKey: string): Promise<string | undefined> => {
+    const number = await readDsnNumber(db, projectId)
+    return number === undefined ? undefined : sentryDsn(deps.baseUrl, ingestKey, number)
+  }
 
   getPage(app, deps, '/projects/:id/settings/api-keys', async (ctx) => {
     const owned = await requireOwner(deps, ctx, 'manage its keys')
     if (!owned) return
     const revoked = ctx.request.query.get('revoked')
     const notice = revoked && KEY_ID.test(revoked) ? `Key ${revoked} is revoked: it no longer works anywhere.` : undefined
-    sendPage(ctx.ex, 200, apiKeysPage(ctx.viewer, owned.project, await listProjectKeys(db, owned.project.id), { notice }))
+    sendPage(ctx.ex, 200, apiKeysPage(ctx.viewer, owned.project, await listProjectKeys(db, owned.project.id), { notice, dsnShape: await dsnOf(owned.project.id, 'INGEST_KEY') }))
   })
 
   postForm(app, deps, '/projects/:id/settings/api-keys', async (ctx) => {
@@ -49,7 +54,9 @@ export function registerApiKeyRoutes(app: uWS.TemplatedApp, deps: DashboardDeps)
     if (outcome.kind === 'invalid_kind') return sendPage(ctx.ex, 400, apiKeysPage(ctx.viewer, project, await keys(), { error: 'Pick a kind of key from the list (API, source-map or ingest) and create it again.' }))
     if (outcome.kind === 'too_many') return sendPage(ctx.ex, 409, apiKeysPage(ctx.viewer, project, await keys(), { error: `The project has ${MAX_ACTIVE_KEYS} active keys. Revoke keys you no longer use, then create one again.` }))
     deps.log.info('key created', { project_id: project.id, user_id: ctx.viewer.session?.user.id, key_id: outcome.id, kind: ctx.form.get('kind') })
-    sendPage(ctx.ex, 200, apiKeysPage(ctx.viewer, project, await keys(), { created: { id: outcome.id, kind: ctx.form.get('kind') ?? '', token: outcome.token } }))
+    const kind = ctx.form.get('kind') ?? ''
+    const dsn = kind === 'ingest' ? await dsnOf(project.id, outcome.token) : undefined
+    sendPage(ctx.ex, 200, apiKeysPage(ctx.viewer, project, await keys(), { created: { id: outcome.id, kind, token: outcome.token, dsn }, dsnShape: await dsnOf(project.id, 'INGEST_KEY') }))
   })
 
   postForm(app, deps, '/projects/:id/settings/api-keys/:key_id/revoke', async (ctx) => {

@@ -57,6 +57,8 @@ export interface CreatedProject {
   name: string
   /** The repository stored with the project ('' when none was given or it is left to the settings page). */
   repo: string
+  /** The project's number in its Sentry DSN (projects/dsn.ts). */
+  dsnNumber: string
   keys: ProjectKeys
 }
 
@@ -68,12 +70,12 @@ export interface CreatedProject {
  */
 export async function createProjectWithKeys(db: Pick<Db, 'withTransaction'>, input: { name: string; repo: string; ownerId: string | null; keyLabel: string }): Promise<CreatedProject> {
   return db.withTransaction(async (tx) => {
-    const { rows } = await tx.query<{ id: string }>(
-      `INSERT INTO projects (name, owner_id, codehost_repo, codehost_connected_at) VALUES ($1, $2, $3, CASE WHEN $3 = '' THEN NULL ELSE now() END) RETURNING id`,
+    const { rows } = await tx.query<{ id: string; dsn_number: string }>(
+      `INSERT INTO projects (name, owner_id, codehost_repo, codehost_connected_at) VALUES ($1, $2, $3, CASE WHEN $3 = '' THEN NULL ELSE now() END) RETURNING id, dsn_number`,
       [input.name, input.ownerId, input.repo],
     )
     const projectId = rows[0]!.id
     const keys = await mintProjectKeys(tx, projectId, input.keyLabel)
-    return { projectId, name: input.name, repo: input.repo, keys }
+    return { projectId, name: input.name, repo: input.repo, dsnNumber: rows[0]!.dsn_number, keys }
   })
 }

@@ -52,6 +52,6 @@ export function registerCreateProjectRoutes(app: uWS.TemplatedApp, deps: Dashboa
       outcome = project ? await setRepository({ db, redis: deps.setup.redis, keys: deps.setup.keys, codehost: deps.codehost }, userId, project, checked.repo) : 'none'
       created.repo = outcome !== 'none' && (outcome.kind === 'attached' || outcome.kind === 'unchecked') ? checked.repo : ''
     }
-    sendPage(ex, 200, projectCreatedPage(viewer, created, projectSnippets(deps.baseUrl, created.keys), repoNote(checked.repo, outcome)))
+    sendPage(ex, 200, projectCreatedPage(viewer, created, projectSnippets(deps.baseUrl, created.keys, created.dsnNumber), repoNote(checked.repo, outcome)))
   })
 }

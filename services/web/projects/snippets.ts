@@ -5,6 +5,7 @@
  * prints it. The wording follows sdk/README.md and the README's "Connect a coding agent".
  */
 import type { ProjectKeys } from './create-project.js'
+import { sentryDsn, sentrySnippet } from './dsn.js'
 
 export interface ProjectSnippet {
   title: string
@@ -13,14 +14,19 @@ export interface ProjectSnippet {
   text: string
 }
 
-/** The three snippets for a project's keys, served at baseUrl. */
-export function projectSnippets(baseUrl: string, keys: ProjectKeys): ProjectSnippet[] {
+/** The snippets for a project's keys (dsnNumber: its number in a Sentry DSN), served at baseUrl. */
+export function projectSnippets(baseUrl: string, keys: ProjectKeys, dsnNumber: string): ProjectSnippet[] {
   const toolServer = { mcpServers: { svc: { type: 'http', url: `${baseUrl}/mcp`, headers: { Authorization: 'Bearer ${SVC_API_KEY}' } } } }
   return [
     {
       title: 'Browser SDK',
       hint: 'npm install @svc/sdk, then call init once when the app starts. The ingest key is public by design: it can only send events.',
       text: `import { init } from '@svc/sdk'\n\ninit({\n  apiKey: '${keys.ingest_key}',\n  endpoint: '${baseUrl}',\n  environment: 'production',\n})`,
+    },
+    {
+      title: 'Coming from Sentry',
+      hint: 'An app that already ships @sentry/browser (or @sentry/react, @sentry/vue) changes only its DSN; its errors land in the same issues.',
+      text: sentrySnippet(sentryDsn(baseUrl, keys.ingest_key, dsnNumber)),
     },
     {
       title: 'Source maps',

@@ -8,6 +8,7 @@
  */
 import type { Queryable } from '../../../shared/db/index.js'
 import { projectLinks, readProjectFacts, type ProjectSetup, type SetupFacts } from './project-facts.js'
+import { readDsnNumber, sentryDsn } from '../projects/dsn.js'
 import { open } from './seal.js'
 import { type SessionRow, type SessionStatus, type SetupDeps } from './sessions.js'
 
@@ -140,6 +141,9 @@ export async function pollAnswer(deps: SetupDeps, session: SessionRow, token: st
   const windowOver = current.keys_delivered_at !== null && current.keys_delivered_at.getTime() + deps.limits.keyCollectMs <= Date.now()
   if (current.sealed_keys && !windowOver) {
     Object.assign(answer, JSON.parse(open(token, current.sealed_keys)) as Record<string, string>)
+    // An app already on Sentry's SDK needs only this (docs/sentry-sdk.md); built from the ingest key, so delivered with it.
+    const dsnNumber = typeof answer.ingest_key === 'string' ? await readDsnNumber(deps.db, current.project_id!) : undefined
+    if (dsnNumber !== undefined) answer.sentry_dsn = sentryDsn(deps.baseUrl, answer.ingest_key as string, dsnNumber)
     if (!current.keys_delivered_at) {
       const { rows } = await deps.db.query<SessionRow>(`UPDATE setup_sessions SET keys_delivered_at = now(), status = CASE WHEN status = 'provisioned' THEN 'key_ok' ELSE status END WHERE id = $1 RETURNING *`, [current.id])
       current = rows[0] ?? current

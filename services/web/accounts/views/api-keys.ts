@@ -18,7 +18,9 @@ const KINDS: ReadonlyArray<{ kind: string; label: string; use: string }> = [
 
 export interface ApiKeysState {
   /** The key just created, shown this once. */
-  created?: { id: string; kind: string; token: string }
+  created?: { id: string; kind: string; token: string; dsn?: string }
+  /** The project's DSN for Sentry's SDKs with the ingest key left as a placeholder (projects/dsn.ts). */
+  dsnShape?: string
   /** A notice after a revocation or a refused form. */
   notice?: string
   error?: string
@@ -40,10 +42,12 @@ ${state.error ? html`<p class="error" role="alert">${state.error}</p>` : ''}
 ${
   created
     ? html`<div class="notice new-key" role="status"><p>Your new key <code>${created.id}</code> is below. <strong>Copy it now: it is shown this once</strong> and only a hash of it is kept.</p>
-<pre class="key-value" id="new-key">${created.token}</pre></div>`
+<pre class="key-value" id="new-key">${created.token}</pre>
+${created.dsn ? html`<p>Its DSN for an app on Sentry's SDK (@sentry/browser, @sentry/react, @sentry/vue):</p><pre class="key-value" id="new-dsn">${created.dsn}</pre>` : ''}</div>`
     : ''
 }
 <ul class="hint">${KINDS.map((k) => html`<li><strong>${k.label}</strong>: ${k.use}.</li>`)}</ul>
+${state.dsnShape ? html`<p class="hint" id="dsn-shape">Coming from Sentry? An app on Sentry's SDK sends here with the DSN <code>${state.dsnShape}</code>, the ingest key in place of <code>INGEST_KEY</code>; an ingest key created here is shown with its whole DSN.</p>` : ''}
 <h2>Create a key</h2>
 <form method="post" action="${base}" class="stack">
   ${csrfField(viewer)}
