@@ -31,6 +31,7 @@ import { createRedis, streamKeys } from '../shared/redis.js'
 import { applySeed, SEED_INGEST_KEY } from '../shared/db/seed.js'
 import { child, startIngressChild, stopChild, SVC, waitHttp } from './load/children.js'
 import { measureDrain, type Drained } from './load/drain.js'
+import { cpuMicros } from './load/process-tree.js'
 import { realisticEvent } from './load/events.js'
 import { pacedPost } from './load/paced-post.js'
 import { measureStages } from './load/stages.js'
@@ -155,10 +156,23 @@ async function main(): Promise<void> {
     if (!ONLY_ACCEPT) runWrk(recordingsUrl, recordingLoad.script, WARM_UP_SECONDS)
     const recordingsBefore = await redis.xlen(keys.recordings)
     const rounds: Array<{ raw: WrkResult; repeated: WrkResult; accepted: WrkResult; chunks: WrkResult }> = []
+    // CPU time each server, and Redis, used per request over the measured rounds: unlike a rate,
+    // it hardly moves when other work shares the machine. Redis tells its own (INFO cpu), wherever it runs.
+    const redisCpu = async (): Promise<number> => {
+      const info = await redis.info('cpu')
+      return 1e6 * (Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1]) + Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1]))
+    }
+    const cpu = { raw: 0, ingress: 0, redis: 0 }
     for (let r = 0; r < ROUNDS; r++) {
-      const raw = runWrk(rawUrl, loads.varied, SECONDS)
+      let before = cpuMicros(raw.pid!)
+      const rawRound = runWrk(rawUrl, loads.varied, SECONDS)
+      cpu.raw += cpuMicros(raw.pid!) - before
+      before = cpuMicros(ingress.pid!)
+      const redisBefore = await redisCpu()
       const accepted = runWrk(ingressUrl, loads.varied, SECONDS)
-      rounds.push({ raw, accepted, repeated: ONLY_ACCEPT ? NO_RUN : runWrk(rawUrl, loads.repeated, SECONDS), chunks: ONLY_ACCEPT ? NO_RUN : runWrk(recordingsUrl, recordingLoad.script, SECONDS) })
+      cpu.ingress += cpuMicros(ingress.pid!) - before
+      cpu.redis += (await redisCpu()) - redisBefore
+      rounds.push({ raw: rawRound, accepted, repeated: ONLY_ACCEPT ? NO_RUN : runWrk(rawUrl, loads.repeated, SECONDS), chunks: ONLY_ACCEPT ? NO_RUN : runWrk(recordingsUrl, recordingLoad.script, SECONDS) })
     }
     const acceptedOf = (w: WrkResult): number => ((w.requests - w.non2xx) / w.requests) * w.rps
     const rawRps = median(rounds.map((r) => r.raw.rps))
@@ -183,6 +197,8 @@ async function main(): Promise<void> {
     console.log(`| raw ceiling (bare uWS route, 202) | ${rawRps.toFixed(0)} req/s (${each((r) => r.raw.rps)}) | — |`)
     console.log(`| accepted by the ingress (2 KB events) | ${acceptedRps.toFixed(0)} events/s (${each((r) => acceptedOf(r.accepted))}) | ≥ 40% of raw |`)
     console.log(`| accepted / raw | ${percent(acceptedRps / rawRps)} (${rounds.map((r) => percent(acceptedOf(r.accepted) / r.raw.rps)).join(', ')}) | ≥ 40% |`)
+    const rawRequests = rounds.reduce((sum, r) => sum + r.raw.requests, 0)
+    console.log(`| CPU used per request over the rounds (/proc: user and system, every thread) | raw route ${(cpu.raw / rawRequests).toFixed(1)} µs; ingress ${(cpu.ingress / (acceptedRequests + non2xx)).toFixed(1)} µs and Redis ${(cpu.redis / (acceptedRequests + non2xx)).toFixed(1)} µs per events request | — |`)
     // Where an accepted event's time goes: each stage timed on its own in this process, with the
     // servers stopped, over the same bodies and packs as large as the accepted rounds made.
     const split = await measureStages(bodies, acceptedRequests / Math.max(1, queued), redis, keys)

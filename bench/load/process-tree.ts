@@ -1,8 +1,8 @@
 /**
- * The resident memory of a process and everything it started, read from /proc (Linux): each
- * process's VmRSS (what top and the issue count: pages it maps that are in memory, shared ones
- * included) and its PSS (shared pages divided among the processes sharing them, so a sum over the
- * tree counts the node binary's pages once).
+ * Read from /proc (Linux): a process's CPU time so far, and the resident memory of a process and
+ * everything it started: each process's VmRSS (what top and the issue count: pages it maps that
+ * are in memory, shared ones included) and its PSS (shared pages divided among the processes
+ * sharing them, so a sum over the tree counts the node binary's pages once).
  */
 import { readdirSync, readFileSync } from 'node:fs'
 
@@ -66,4 +66,14 @@ function nameOf(program: string, argv: string[]): string {
 /** kB as MB with one decimal. */
 export function mb(kilobytes: number): string {
   return (kilobytes / 1024).toFixed(1)
+}
+
+/** Clock ticks a second in /proc/<pid>/stat: 100 on every Linux build this runs on (USER_HZ). */
+const TICKS_PER_SECOND = 100
+
+/** CPU time a process has used so far, every thread's, user and system, in microseconds (/proc/<pid>/stat). */
+export function cpuMicros(pid: number): number {
+  // Fields after the command (which may hold spaces, so split after its closing parenthesis): utime and stime are the 12th and 13th.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND
 }
