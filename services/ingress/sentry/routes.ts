@@ -94,16 +94,13 @@ async function handle(ex: Exchange, deps: SentryRouteDeps, request: SentryReques
   if (!early) checkProjectSegment(request.project, key)
   const events = envelope.items.filter((item) => item.type === 'event')
   if (events.length > 1) throw new IngestError('invalid_envelope', { message: 'The envelope has more than one event item. Send one event per envelope.' })
-  for (const item of envelope.items) if (item.type !== 'event') countDroppedItem(item.type)
   const headerId = typeof envelope.header.event_id === 'string' ? envelope.header.event_id : undefined
-  if (events.length === 0) {
-    send(ex, 200, JSON.stringify(headerId ? { id: headerId } : {}))
-    return false
-  }
-  const event = jsonObject(events[0]!.payload, 'The event item')
-  const id = await accept(deps, key, event, receivedAt)
-  send(ex, 200, JSON.stringify({ id }))
-  return true
+  const event = events.length === 0 ? undefined : jsonObject(events[0]!.payload, 'The event item')
+  const id = event ? await accept(deps, key, event, receivedAt) : headerId
+  // Counted once the envelope is taken: a refused one is sent again, and counted then.
+  for (const item of envelope.items) if (item.type !== 'event') countDroppedItem(item.type)
+  send(ex, 200, JSON.stringify(id === undefined ? {} : { id }))
+  return event !== undefined
 }
 
 /** Translates, validates and queues a Sentry event; resolves with the id Sentry's answer carries. */
