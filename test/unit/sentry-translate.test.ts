@@ -72,6 +72,10 @@ t.test('a message event, odd values and oversized fields still translate to a va
   t.doesNotThrow(() => parseEvent(JSON.stringify(huge)))
   t.equal(huge.breadcrumbs.length, 200)
   for (const junk of [null, 'text', 7, [1]]) t.throws(() => translateEvent(junk, Date.now()), IngestError)
+  const deep = JSON.parse(`{"contexts":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}`) as Record<string, unknown>
+  const kept = translateEvent(deep, Date.now())
+  t.doesNotThrow(() => parseEvent(JSON.stringify(kept)), 'contexts nested 100,000 deep are cut, not a stack overflow')
+  t.match(JSON.stringify(kept.contexts), /deeper than kept/)
 })
 
 t.test('an envelope is read by length or to the newline; a bad one is refused with invalid_envelope', async (t) => {

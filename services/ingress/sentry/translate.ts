@@ -16,6 +16,8 @@ const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:?
 const ENVIRONMENT = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/
 const MAX_DEBUG_IDS = 50
 const MAX_LINKED = 10
+/** Levels of tags, contexts and extra kept: Sentry's own contexts are two deep, extra data a few more. */
+const MAX_DEPTH = 8
 
 type Json = Record<string, unknown>
 
@@ -57,10 +59,24 @@ export function translateEvent(value: unknown, receivedAt: number): ErrorEvent {
   }
   if (exceptions.length > 1) out.linked_errors = exceptions.slice(-1 - MAX_LINKED, -1).map((e) => `${str(e.type, 256) || 'Error'}: ${str(e.value, 1024)}`)
   if (typeof event.level === 'string') out.level = str(event.level, 16)
-  if (isObject(event.tags) || Array.isArray(event.tags)) out.tags = event.tags
-  if (isObject(event.contexts)) out.contexts = event.contexts
-  if (isObject(event.extra)) out.extra = event.extra
+  if (isObject(event.tags) || Array.isArray(event.tags)) out.tags = bounded(event.tags, MAX_DEPTH)
+  if (isObject(event.contexts)) out.contexts = bounded(event.contexts, MAX_DEPTH)
+  if (isObject(event.extra)) out.extra = bounded(event.extra, MAX_DEPTH)
   return out
+}
+
+/**
+ * A copy of a sender's value at most depth levels deep: deeper values become a note. JSON.parse
+ * takes any depth, but JSON.stringify and every later reader recurse, and a 1 MiB body of nested
+ * brackets would overflow their stacks.
+ */
+function bounded(value: unknown, depth: number): unknown {
+  if (typeof value !== 'object' || value === null) return value
+  if (depth === 0) return '[deeper than kept]'
+  if (Array.isArray(value)) return value.map((item) => bounded(item, depth - 1))
+  const copy: Json = {}
+  for (const [name, item] of Object.entries(value)) copy[name] = bounded(item, depth - 1)
+  return copy
 }
 
 /** exception.values (or the bare list older SDKs sent), objects only. */
