@@ -63,6 +63,8 @@ t.test('items other than events are taken, dropped and counted by type; an event
   ])
   const first = await postSentry(stack.baseUrl, path, session)
   t.same([first.status, first.body], [200, {}])
+  const sessionWithId = envelope({ event_id: '<script>' }, [[{ type: 'session' }, { sid: 'b', status: 'ok' }]])
+  t.same((await postSentry(stack.baseUrl, path, sessionWithId)).body, {}, 'a header id that is not an event id is not echoed')
   const report = envelope({}, [[{ type: 'client_report' }, { timestamp: Date.now() / 1000, discarded_events: [{ reason: 'sample_rate', category: 'error', quantity: 1 }] }], [{ type: 'made_up_type' }, {}]])
   t.equal((await postSentry(stack.baseUrl, path, report)).status, 200)
   // A replay recording is binary with a length; an attachment's bytes may hold newlines.
@@ -77,7 +79,7 @@ t.test('items other than events are taken, dropped and counted by type; an event
   const mixed = await postSentry(stack.baseUrl, path, binary)
   t.same([mixed.status, mixed.body], [200, { id: event.event_id }])
   t.equal(await queuedEvents(stack), 1, 'only the event is queued')
-  t.equal((await dropped('session')) - before.session, 1)
+  t.equal((await dropped('session')) - before.session, 2)
   t.equal((await dropped('client_report')) - before.client_report, 1)
   t.equal((await dropped('unknown')) - before.unknown, 1, 'a type Sentry does not document counts as unknown')
   t.equal((await dropped('attachment')) - before.attachment, 1)

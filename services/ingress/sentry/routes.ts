@@ -94,7 +94,8 @@ async function handle(ex: Exchange, deps: SentryRouteDeps, request: SentryReques
   if (!early) checkProjectSegment(request.project, key)
   const events = envelope.items.filter((item) => item.type === 'event')
   if (events.length > 1) throw new IngestError('invalid_envelope', { message: 'The envelope has more than one event item. Send one event per envelope.' })
-  const headerId = typeof envelope.header.event_id === 'string' ? envelope.header.event_id : undefined
+  // The header's id is the sender's text: echoed only when it is an event id.
+  const headerId = sentryEventId(envelope.header)?.replaceAll('-', '')
   const event = events.length === 0 ? undefined : jsonObject(events[0]!.payload, 'The event item')
   const id = event ? await accept(deps, key, event, receivedAt) : headerId
   // Counted once the envelope is taken: a refused one is sent again, and counted then.
