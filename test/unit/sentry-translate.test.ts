@@ -85,7 +85,7 @@ t.test('an envelope is read by length or to the newline; a bad one is refused wi
   t.same(envelope.items.map((i) => [i.type, i.payload.toString()]), [['attachment', 'a\nb'], ['event', '{"x":1}']])
   t.same(parseEnvelope(Buffer.from('{}\n{"type":"event"}')).items.map((i) => i.payload.length), [0], 'a last item without a payload line')
   t.same(parseEnvelope(Buffer.from('{}')).items, [], 'a header alone')
-  for (const bad of ['', 'nope', '[]\n', '{}\n{"type":""}\n', '{}\n{"type":"a","length":1.5}\nx\n', '{}\n{"type":"a","length":5}\nx']) {
+  for (const bad of ['', 'nope', '[]\n', '{}\n{"type":""}\n', '{}\n{"type":"a","length":1.5}\nx\n', '{}\n{"type":"a","length":5}\nx', '{}\n{"type":"a","length":1}\nxy\n']) {
     t.throws(() => parseEnvelope(Buffer.from(bad)), { code: 'invalid_envelope' }, JSON.stringify(bad))
   }
   t.throws(() => parseEnvelope(Buffer.from(`{}\n${'{"type":"session"}\n{}\n'.repeat(101)}`)), { code: 'invalid_envelope' }, 'too many items')

@@ -48,6 +48,7 @@ export function parseEnvelope(body: Buffer): Envelope {
       if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) throw invalid(`${where} has a "length" that is not a byte count.`)
       payloadEnd = start + length
       if (payloadEnd > body.length) throw invalid(`${where} says "length": ${length}, but the body ends ${payloadEnd - body.length} bytes sooner. Send the whole envelope.`)
+      if (payloadEnd < body.length && body[payloadEnd] !== NEWLINE) throw invalid(`${where} says "length": ${length}, but no newline follows that many bytes. Send the payload's length in bytes.`)
     }
     items.push({ type, payload: body.subarray(Math.min(start, body.length), payloadEnd) })
     at = payloadEnd + 1 // the newline after a payload is optional at the end
