@@ -5,10 +5,10 @@
  * The first place that has a key wins: the X-Sentry-Auth header, then the sentry_key query
  * parameter (what @sentry/browser sends), then the envelope header's dsn.
  *
- * The project segment of the URL (the DSN's last segment) may be our project's id, which must be
- * the key's own project, or a decimal number: the SDKs' debug builds refuse a DSN whose project is
- * not all digits, so a DSN may carry a number there, and then the key alone names the project.
- * Anything else is project_mismatch (docs/sentry-sdk.md).
+ * The project segment of the URL (the DSN's last segment) may be a decimal number, and then the
+ * key alone names the project: the SDKs keep only a DSN project's leading digits and refuse one
+ * without, so our UUID project ids cannot be written in a DSN. Our project's id is taken too, when
+ * it is the key's own. Anything else is project_mismatch (docs/sentry-sdk.md).
  */
 import { IngestError } from '../errors.js'
 import type { IngestKey } from '../accept-event.js'
