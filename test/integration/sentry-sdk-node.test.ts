@@ -5,7 +5,8 @@
  */
 import { BrowserClient, defaultStackParser, makeFetchTransport, Scope } from '@sentry/browser'
 import t from 'tap'
-import { postEvent, sampleEvent, startTestStack, waitFor, type TestStack } from '../helpers/stack.js'
+import { scrape } from '../helpers/metrics.js'
+import { postEvent, queuedEvents, sampleEvent, startTestStack, waitFor, type TestStack } from '../helpers/stack.js'
 
 /** A client as Sentry.init makes one, without the integrations that hook a page. */
 function sentryClient(dsn: string): { client: BrowserClient; scope: Scope } {
@@ -56,4 +57,22 @@ t.test('@sentry/browser with a DSN naming a project id that starts with digits s
     return found.length > 0 ? found : undefined
   }, 2000)
   t.equal(entries.length, 1, 'the message event is queued')
+})
+
+t.test('after our 429 (with Retry-After and X-Sentry-Rate-Limits), @sentry/browser holds its next events instead of sending them', async (t) => {
+  const stack = await startTestStack(t, { env: { SVC_EVENTS_PER_KEY_PER_MINUTE: '1', SVC_PROJECT_EVENTS_PER_MINUTE: '100' } })
+  const refused = async (): Promise<number> => (await scrape(`${stack.baseUrl}/metrics`)).value('svc_ingress_events_refused_total', { code: 'rate_limited' })
+  const before = await refused()
+  const { client, scope } = sentryClient(`${stack.baseUrl.replace('://', `://${stack.ingestKey}@`)}/1`)
+  for (let i = 0; i < 2; i++) {
+    client.captureException(new Error(`first ${i}`), undefined, scope)
+    await client.flush(5000)
+  }
+  t.equal((await refused()) - before, 1, 'the second event was refused with 429')
+  for (let i = 0; i < 3; i++) {
+    client.captureException(new Error(`later ${i}`), undefined, scope)
+    await client.flush(5000)
+  }
+  t.equal((await refused()) - before, 1, 'the SDK sent nothing more while limited')
+  t.equal(await queuedEvents(stack), 1)
 })
