@@ -7,11 +7,13 @@ import { CataloguedError, type BodyError, type ErrorDetail, type ErrorSpec } fro
 export const INGEST_ERRORS = {
   invalid_json: { status: 400, message: 'The body is not valid JSON. Send one JSON object encoded as UTF-8.' },
   invalid_event: { status: 400, message: 'The event does not match the schema. Fix the field named in "field" and send it again.' },
+  invalid_envelope: { status: 400, message: 'The body is not a Sentry envelope (a JSON header line, then item header and payload lines). Fix what "message" names, or send the SDK\'s envelope unchanged.' },
   invalid_recording: { status: 400, message: 'The recording chunk does not match the schema. Fix the field named in "field" and send the chunk again.' },
   key_missing: { status: 401, message: 'No X-API-Key header. Send the project\'s ingest key (svc_pk_…) in X-API-Key.' },
   key_malformed: { status: 401, message: 'The X-API-Key value is not a whole key: it may be truncated or edited. Copy the full ingest key again.' },
   key_unknown: { status: 401, message: 'The X-API-Key value matches no stored key (or it was revoked). Use a current ingest key from the project settings.' },
   insufficient_scope: { status: 403, message: 'This key is real but cannot be used here: send events with the ingest key (svc_pk_…), not a source-map or API key.' },
+  project_mismatch: { status: 403, message: 'The key belongs to another project than the one in the URL (the DSN\'s last segment). Use the DSN shown in this project\'s settings.' },
   not_found: { status: 404, message: 'No such endpoint. Events go to POST /api/v1/events.' },
   payload_too_large: { status: 413, message: 'The body is over 1 MiB (counted after decompression). Trim breadcrumbs or the stack and send it again.' },
   unsupported_media_type: { status: 415, message: 'Send the event with Content-Type: application/json.' },

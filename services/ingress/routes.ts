@@ -13,6 +13,7 @@ import { acceptEvent, acceptEventThen, KEY_CHECK_RETRY_AFTER, requireIngestKey, 
 import { CHUNK_KEY_MESSAGES, ingestBodyError, IngestError, UPLOAD_KEY_MESSAGES, type IngestErrorCode } from './errors.js'
 import { countAccepted, countChunkAccepted, countChunkRefused, countRefused } from './metrics.js'
 import type { RecordingIntake } from './recording-intake.js'
+import { registerSentryRoutes } from './sentry/routes.js'
 import { uploadSourceMap } from './upload-sourcemap.js'
 
 export interface IngestRouteDeps extends IngestDeps {
@@ -112,6 +113,8 @@ export function registerIngestRoutes(app: uWS.TemplatedApp, deps: IngestRouteDep
       send(ex, 201, JSON.stringify(stored))
     }))
   })
+
+  registerSentryRoutes(app, deps)
 }
 
 /**
