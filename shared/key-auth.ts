@@ -21,7 +21,7 @@ import { watchConnection } from './redis.js'
 import { SECOND } from './time.js'
 
 export type AuthResult =
-  | { ok: true; keyId: string; projectId: string; kind: KeyKind; projectEventsPerMinute: number | null }
+  | { ok: true; keyId: string; projectId: string; kind: KeyKind; projectEventsPerMinute: number | null; dsnNumber: string }
   | { ok: false; code: 'key_missing' | 'key_malformed' | 'key_unknown' | 'insufficient_scope' | 'key_check_unavailable' }
 
 interface StoredKey {
@@ -30,6 +30,8 @@ interface StoredKey {
   secretHash: Uint8Array
   /** The project's own intake cap (projects.events_per_minute); null: the service's default. Read with the key, so it follows the cache period. */
   projectEventsPerMinute: number | null
+  /** The project's number in its Sentry DSN (projects.dsn_number), which the Sentry routes' URL names. */
+  dsnNumber: string
 }
 
 /** A revoked or new key takes effect within this long on every ingress. */
@@ -122,18 +124,18 @@ export class KeyAuthenticator {
   }
 
   async #query(id: string): Promise<StoredKey | undefined> {
-    const { rows } = await this.#db.query<{ project_id: string; kind: KeyKind; secret_hash: Buffer; events_per_minute: number | null }>(
-      'SELECT k.project_id, k.kind, k.secret_hash, p.events_per_minute FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.id = $1 AND k.revoked_at IS NULL',
+    const { rows } = await this.#db.query<{ project_id: string; kind: KeyKind; secret_hash: Buffer; events_per_minute: number | null; dsn_number: string }>(
+      'SELECT k.project_id, k.kind, k.secret_hash, p.events_per_minute, p.dsn_number FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.id = $1 AND k.revoked_at IS NULL',
       [id],
     )
     const row = rows[0]
-    return row && { projectId: row.project_id, kind: row.kind, secretHash: row.secret_hash, projectEventsPerMinute: row.events_per_minute }
+    return row && { projectId: row.project_id, kind: row.kind, secretHash: row.secret_hash, projectEventsPerMinute: row.events_per_minute, dsnNumber: row.dsn_number }
   }
 }
 
 function result(key: StoredKey & { id: string }, required: KeyKind): AuthResult {
   if (key.kind !== required) return { ok: false, code: 'insufficient_scope' }
-  return { ok: true, keyId: key.id, projectId: key.projectId, kind: key.kind, projectEventsPerMinute: key.projectEventsPerMinute }
+  return { ok: true, keyId: key.id, projectId: key.projectId, kind: key.kind, projectEventsPerMinute: key.projectEventsPerMinute, dsnNumber: key.dsnNumber }
 }
 
 /** Tells every process that a key was revoked; call after the revocation committed. */

@@ -20,6 +20,8 @@ export interface IngestKey {
   keyId: string
   projectId: string
   projectEventsPerMinute: number | null
+  /** The project's number in its Sentry DSN. */
+  dsnNumber: string
 }
 
 /** Seconds a client waits before trying again when its key cannot be checked (the database is restarting). */

@@ -5,6 +5,9 @@
  * (dsn only behind a tunnel); an event item's header is {"type":"event"} with no length, and the
  * payload runs to the newline. Frames are listed oldest first, as Sentry does.
  */
+import type { Queryable } from '../../shared/db/index.js'
+import { readDsnNumber, sentryDsn } from '../../services/web/projects/dsn.js'
+
 export const SENTRY_CLIENT = 'sentry.javascript.browser/11.0.0'
 const SDK = { name: 'sentry.javascript.browser', version: '11.0.0' }
 
@@ -80,4 +83,9 @@ export async function postSentry(
 /** The envelope URL the browser SDK builds from a DSN's key and project. */
 export function envelopePath(project: string, key: string): string {
   return `/api/${project}/envelope/?sentry_version=7&sentry_key=${encodeURIComponent(key)}&sentry_client=${encodeURIComponent(SENTRY_CLIENT)}`
+}
+
+/** The DSN the dashboard shows for the stack's ingest key (services/web/projects/dsn.ts). */
+export async function stackDsn(stack: { db: Queryable; baseUrl: string; projectId: string; ingestKey: string }): Promise<string> {
+  return sentryDsn(stack.baseUrl, stack.ingestKey, (await readDsnNumber(stack.db, stack.projectId))!)
 }

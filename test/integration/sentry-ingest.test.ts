@@ -86,8 +86,13 @@ t.test('a wrong, missing or misplaced key is answered as the events route answer
   const storeMissing = await postSentry(stack.baseUrl, `/api/${stack.projectId}/store/`, JSON.stringify(browserEvent()))
   t.same([storeMissing.status, storeMissing.body.code], [401, 'key_missing'])
   t.equal(await queuedEvents(stack), 0)
-  const numbered = await postSentry(stack.baseUrl, envelopePath('42', stack.ingestKey), body)
-  t.equal(numbered.status, 200, 'a numeric project segment leaves the project to the key')
+  const { rows: numbers } = await stack.db.query<{ id: string; dsn_number: string }>('SELECT id, dsn_number FROM projects WHERE id = ANY($1::uuid[])', [[stack.projectId, rows[0]!.id]])
+  const number = (id: string): string => numbers.find((n) => n.id === id)!.dsn_number
+  const otherNumber = await postSentry(stack.baseUrl, envelopePath(number(rows[0]!.id), stack.ingestKey), body)
+  t.same([otherNumber.status, otherNumber.body.code], [403, 'project_mismatch'], "another project's DSN number in the URL")
+  t.equal(await queuedEvents(stack), 0)
+  const numbered = await postSentry(stack.baseUrl, envelopePath(number(stack.projectId), stack.ingestKey), body)
+  t.equal(numbered.status, 200, "the project's own DSN number")
 })
 
 t.test('a malformed envelope or event is answered 400 with a stable code', async (t) => {

@@ -6,6 +6,7 @@
 import { BrowserClient, defaultStackParser, makeFetchTransport, Scope } from '@sentry/browser'
 import t from 'tap'
 import { scrape } from '../helpers/metrics.js'
+import { stackDsn } from '../helpers/sentry.js'
 import { postEvent, queuedEvents, sampleEvent, startTestStack, waitFor, type TestStack } from '../helpers/stack.js'
 
 /** A client as Sentry.init makes one, without the integrations that hook a page. */
@@ -30,8 +31,8 @@ const eventCount = async (stack: TestStack): Promise<number> => Number((await st
 t.test('@sentry/browser sends to a DSN of our ingest key, and its error joins our SDK\'s issue for the same bug', async (t) => {
   const stack = await startTestStack(t, { worker: true })
   t.equal((await postEvent(stack.baseUrl, sampleEvent(), { 'Content-Type': 'application/json', 'X-API-Key': stack.ingestKey })).status, 202)
-  // The SDKs keep only a project segment's leading digits: the project is named by the key.
-  const { client, scope } = sentryClient(`${stack.baseUrl.replace('://', `://${stack.ingestKey}@`)}/1`)
+  // The DSN the dashboard shows: the ingest key at our address, the project's DSN number last.
+  const { client, scope } = sentryClient(await stackDsn(stack))
   scope.setUser({ id: 'u7' })
   scope.setTag('team', 'checkout')
   const id = client.captureException(chromeError(), undefined, scope)
@@ -47,23 +48,26 @@ t.test('@sentry/browser sends to a DSN of our ingest key, and its error joins ou
   t.match(sent.payload.sdk_version, /^sentry\.javascript\.browser@11\./)
 })
 
-t.test('@sentry/browser with a DSN naming a project id that starts with digits sends to those digits, and the key decides the project', async (t) => {
+t.test('@sentry/browser with a DSN naming another project (its number, or our uuid cut to its leading digits) is refused and stores nothing', async (t) => {
   const stack = await startTestStack(t)
-  const { client, scope } = sentryClient(`${stack.baseUrl.replace('://', `://${stack.ingestKey}@`)}/${stack.projectId}`)
-  client.captureMessage('checkout slow', 'warning', undefined, scope)
-  t.ok(await client.flush(5000), 'the transport delivered')
-  const entries = await waitFor(async () => {
-    const found = (await stack.redis.xrange(stack.keys.events, '-', '+')) as unknown[]
-    return found.length > 0 ? found : undefined
-  }, 2000)
-  t.equal(entries.length, 1, 'the message event is queued')
+  const { rows } = await stack.db.query<{ dsn_number: string }>("INSERT INTO projects (name) VALUES ('other') RETURNING dsn_number")
+  const refused = async (): Promise<number> => (await scrape(`${stack.baseUrl}/metrics`)).value('svc_ingress_events_refused_total', { code: 'project_mismatch' })
+  const before = await refused()
+  const keyed = stack.baseUrl.replace('://', `://${stack.ingestKey}@`)
+  for (const dsn of [`${keyed}/${rows[0]!.dsn_number}`, `${keyed}/9${stack.projectId}`]) {
+    const { client, scope } = sentryClient(dsn)
+    client.captureMessage('checkout slow', 'warning', undefined, scope)
+    await client.flush(5000)
+  }
+  t.equal((await refused()) - before, 2, 'both answered 403 project_mismatch')
+  t.equal(await queuedEvents(stack), 0, 'nothing is queued')
 })
 
 t.test('after our 429 (with Retry-After and X-Sentry-Rate-Limits), @sentry/browser holds its next events instead of sending them', async (t) => {
   const stack = await startTestStack(t, { env: { SVC_EVENTS_PER_KEY_PER_MINUTE: '1', SVC_PROJECT_EVENTS_PER_MINUTE: '100' } })
   const refused = async (): Promise<number> => (await scrape(`${stack.baseUrl}/metrics`)).value('svc_ingress_events_refused_total', { code: 'rate_limited' })
   const before = await refused()
-  const { client, scope } = sentryClient(`${stack.baseUrl.replace('://', `://${stack.ingestKey}@`)}/1`)
+  const { client, scope } = sentryClient(await stackDsn(stack))
   for (let i = 0; i < 2; i++) {
     client.captureException(new Error(`first ${i}`), undefined, scope)
     await client.flush(5000)

@@ -100,9 +100,11 @@ t.test('the key is read from X-Sentry-Auth and DSNs; the URL names the key\'s pr
   t.equal(keyFromDsn('not a url'), undefined)
   t.equal(keyFromDsn('https://errors.example.com/1'), undefined)
   t.equal(keyFromDsn(42), undefined)
-  const key = { keyId: 'k', projectId: '0b8e9a34-0000-4000-8000-000000000000', projectEventsPerMinute: null }
+  const key = { projectId: '0b8e9a34-0000-4000-8000-000000000000', dsnNumber: '7' }
   t.doesNotThrow(() => checkProjectSegment('0B8E9A34-0000-4000-8000-000000000000', key))
-  t.doesNotThrow(() => checkProjectSegment('1', key))
+  t.doesNotThrow(() => checkProjectSegment('7', key))
+  t.throws(() => checkProjectSegment('1', key), { code: 'project_mismatch' }, "another project's number")
+  t.throws(() => checkProjectSegment('07', key), { code: 'project_mismatch' })
   t.throws(() => checkProjectSegment('0b8e9a34-0000-4000-8000-000000000001', key), { code: 'project_mismatch' })
   t.throws(() => checkProjectSegment('', key), { code: 'project_mismatch' })
 })

@@ -5,10 +5,11 @@
  * The first place that has a key wins: the X-Sentry-Auth header, then the sentry_key query
  * parameter (what @sentry/browser sends), then the envelope header's dsn.
  *
- * The project segment of the URL (the DSN's last segment) may be a decimal number, and then the
- * key alone names the project: the SDKs keep only a DSN project's leading digits and refuse one
- * without, so our UUID project ids cannot be written in a DSN. Our project's id is taken too, when
- * it is the key's own. Anything else is project_mismatch (docs/sentry-sdk.md).
+ * The project segment of the URL (the DSN's last segment) is the project's DSN number
+ * (projects.dsn_number): the SDKs keep only a DSN project's leading digits and refuse one without,
+ * so our UUID project ids cannot be written in a DSN. Our project's id is taken too, for a client
+ * that builds the URL itself. Anything else, another project's number included, is
+ * project_mismatch (docs/sentry-sdk.md): a key pasted into another project's DSN is caught.
  */
 import { IngestError } from '../errors.js'
 import type { IngestKey } from '../accept-event.js'
@@ -36,10 +37,9 @@ export function keyFromDsn(dsn: unknown): string | undefined {
   return url.username || undefined // not decoded: a key is word characters, anything else is malformed anyway
 }
 
-/** Throws project_mismatch unless the URL's project segment is the key's project or a placeholder number. */
-export function checkProjectSegment(segment: string, key: IngestKey): void {
-  if (segment.toLowerCase() === key.projectId.toLowerCase()) return
-  if (/^\d{1,20}$/.test(segment)) return
+/** Throws project_mismatch unless the URL's project segment is the key's project: its DSN number or its id. */
+export function checkProjectSegment(segment: string, key: Pick<IngestKey, 'projectId' | 'dsnNumber'>): void {
+  if (segment === key.dsnNumber || segment.toLowerCase() === key.projectId.toLowerCase()) return
   throw new IngestError('project_mismatch')
 }
 
