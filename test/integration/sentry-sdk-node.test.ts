@@ -38,7 +38,7 @@ t.test('@sentry/browser sends to a DSN of our ingest key, and its error joins ou
   const id = client.captureException(chromeError(), undefined, scope)
   t.ok(await client.flush(5000), 'the transport delivered')
   await waitFor(async () => (await eventCount(stack)) === 2, 5000)
-  const { rows } = await stack.db.query<{ issue_id: string; release: string; payload: { user?: { id: string }; tags?: Record<string, string>; event_id?: string; sdk_version: string } }>('SELECT issue_id, release, payload FROM events ORDER BY received_at')
+  const { rows } = await stack.db.query<{ issue_id: string; release: string; payload: { user?: { id: string }; tags?: Record<string, string>; event_id?: string; sdk_version: string; session_id?: string } }>('SELECT issue_id, release, payload FROM events ORDER BY received_at')
   t.equal(rows[0]!.issue_id, rows[1]!.issue_id, 'one issue')
   const sent = rows[1]!
   t.equal(sent.payload.event_id, id)
@@ -46,6 +46,7 @@ t.test('@sentry/browser sends to a DSN of our ingest key, and its error joins ou
   t.same(sent.payload.user, { id: 'u7' })
   t.same(sent.payload.tags, { team: 'checkout' })
   t.match(sent.payload.sdk_version, /^sentry\.javascript\.browser@11\./)
+  t.match(sent.payload.session_id, /^sentry-trace-[0-9a-f]{32}$/, "the SDK's trace stands for the session")
 })
 
 t.test('@sentry/browser with a DSN naming another project (its number, or our uuid cut to its leading digits) is refused and stores nothing', async (t) => {

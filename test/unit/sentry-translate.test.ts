@@ -62,6 +62,15 @@ t.test('a translated event passes our schema, with the last exception as the one
   t.doesNotThrow(() => parseEvent(JSON.stringify(event)))
 })
 
+t.test("the event's trace (one a page load) is its session, so admission counts page views without a user", async (t) => {
+  const traced = translateEvent(browserEvent({ contexts: { trace: { trace_id: 'AB'.repeat(16), span_id: '1'.repeat(16) } } }), Date.now())
+  t.equal(traced.session_id, `sentry-trace-${'ab'.repeat(16)}`)
+  t.doesNotThrow(() => parseEvent(JSON.stringify(traced)))
+  for (const contexts of [undefined, { trace: { trace_id: 'x'.repeat(32) } }, { trace: { trace_id: 7 } }, { trace: 'abc' }]) {
+    t.equal(translateEvent(browserEvent({ contexts }), Date.now()).session_id, undefined, `no session from ${JSON.stringify(contexts)}`)
+  }
+})
+
 t.test('a message event, odd values and oversized fields still translate to a valid event', async (t) => {
   const message = translateEvent({ message: { formatted: 'checkout slow' }, level: 'warning', timestamp: 'garbage', event_id: 'nope' }, Date.UTC(2026, 0, 1))
   t.same(message.error, { type: 'Message', message: 'checkout slow', stack: '', thrown: 'string' })

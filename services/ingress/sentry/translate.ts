@@ -12,6 +12,7 @@ import { stackText } from './stack-text.js'
 
 const EVENT_ID = /^[0-9a-f]{32}$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const TRACE_ID = /^[0-9a-f]{32}$/i
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:?\d{2})$/
 const ENVIRONMENT = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/
 const MAX_DEBUG_IDS = 50
@@ -51,6 +52,8 @@ export function translateEvent(value: unknown, receivedAt: number): ErrorEvent {
   if (release) out.release = release
   const user = userOf(event.user)
   if (user) out.user = user
+  const session = sessionOf(event.contexts)
+  if (session) out.session_id = session
   const debugIds = debugIdsOf(event.debug_meta)
   if (debugIds) out.debug_ids = debugIds
   if (thrown && isObject(thrown.mechanism)) {
@@ -63,6 +66,17 @@ export function translateEvent(value: unknown, receivedAt: number): ErrorEvent {
   if (isObject(event.contexts)) out.contexts = bounded(event.contexts, MAX_DEPTH)
   if (isObject(event.extra)) out.extra = bounded(event.extra, MAX_DEPTH)
   return out
+}
+
+/**
+ * The page view an event came from, as our SDK's session id: the SDKs put their propagation
+ * context's trace id on every event (contexts.trace.trace_id), one a page load until a navigation
+ * starts a new trace. Admission counts sessions as well as users (docs/sentry-sdk.md), and an app
+ * that sets no user would otherwise count none.
+ */
+function sessionOf(contexts: unknown): string | undefined {
+  const trace = isObject(contexts) && isObject(contexts.trace) ? contexts.trace : undefined
+  return typeof trace?.trace_id === 'string' && TRACE_ID.test(trace.trace_id) ? `sentry-trace-${trace.trace_id.toLowerCase()}` : undefined
 }
 
 /**
