@@ -36,7 +36,8 @@ import { realisticEvent } from './load/events.js'
 import { pacedPost } from './load/paced-post.js'
 import { measureStages } from './load/stages.js'
 import { writeRecordingLoad } from './load/recording-load.js'
-import { requireWrk, runWrk, writeLoads, type WrkResult } from './load/wrk.js'
+import { median, percentile } from './load/stats.js'
+import { acceptedOf, requireWrk, runWrk, writeLoads, type WrkResult } from './load/wrk.js'
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -64,17 +65,6 @@ const RECORDING_CHUNKS = 200
 const SERVICES = { grouper: 'grouper', all: SERVICE_NAMES.join(',') } as const
 type Setup = keyof typeof SERVICES
 const SETUPS: readonly Setup[] = ['grouper', 'all']
-
-/** The middle value (the mean of the two middle ones for an even count). */
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
-}
 
 /**
  * Sends rate events a second through the ingress, for warmUp seconds and then for seconds, and
@@ -174,7 +164,6 @@ async function main(): Promise<void> {
       cpu.redis += (await redisCpu()) - redisBefore
       rounds.push({ raw: rawRound, accepted, repeated: ONLY_ACCEPT ? NO_RUN : runWrk(rawUrl, loads.repeated, SECONDS), chunks: ONLY_ACCEPT ? NO_RUN : runWrk(recordingsUrl, recordingLoad.script, SECONDS) })
     }
-    const acceptedOf = (w: WrkResult): number => ((w.requests - w.non2xx) / w.requests) * w.rps
     const rawRps = median(rounds.map((r) => r.raw.rps))
     const repeatedRps = median(rounds.map((r) => r.repeated.rps))
     const acceptedRps = median(rounds.map((r) => acceptedOf(r.accepted)))
