@@ -2,7 +2,8 @@
  * npm run bench:ingest: the ingestion spine measured side by side in one run on this machine,
  * against real PostgreSQL and Redis:
  *   1. raw ceiling: a bare uWebSockets.js route answering 202 to a 2 KB POST (wrk);
- *   2. accepted: the real ingress (auth, validation, rate-limit Lua, XADD) with 2 KB events (wrk);
+ *   2. accepted: the real ingress (auth, validation, rate-limit Lua, XADD) with 2 KB events (wrk),
+ *      the same events as Sentry envelopes at the Sentry route (bench/load/envelope-load.ts);
  *      and recording chunks of about 100 KB of rrweb-like JSON, gzipped (bench/load/recording-load.ts),
  *      each stored in the object store (a local folder here) and put on the recordings stream;
  *   3. event-to-issue latency at 1,000 events/s through ingress and worker, with the grouper alone
@@ -28,15 +29,17 @@ import { SERVICE_NAMES } from '../shared/config/index.js'
 import { createDb, type Db } from '../shared/db/index.js'
 import { migrate } from '../shared/db/migrate.js'
 import { createRedis, streamKeys } from '../shared/redis.js'
-import { applySeed, SEED_INGEST_KEY } from '../shared/db/seed.js'
+import { applySeed, SEED_INGEST_KEY, SEED_PROJECT_ID } from '../shared/db/seed.js'
 import { child, startIngressChild, stopChild, SVC, waitHttp } from './load/children.js'
 import { measureDrain, type Drained } from './load/drain.js'
 import { cpuMicros } from './load/process-tree.js'
 import { realisticEvent } from './load/events.js'
+import { envelopeRows, runEnvelopeRound, writeEnvelopeLoad, type EnvelopeRound } from './load/envelope-load.js'
 import { pacedPost } from './load/paced-post.js'
 import { measureStages } from './load/stages.js'
 import { writeRecordingLoad } from './load/recording-load.js'
-import { requireWrk, runWrk, writeLoads, type WrkResult } from './load/wrk.js'
+import { median, percentile } from './load/stats.js'
+import { acceptedOf, requireWrk, runWrk, writeLoads, type WrkResult } from './load/wrk.js'
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -46,7 +49,7 @@ const WARM_UP_SECONDS = 3
 const LATENCY_WARM_UP_SECONDS = 5
 const DRAIN_EVENTS = Number(process.env.BENCH_DRAIN_EVENTS ?? 100_000)
 const DRAIN_ROUNDS = Number(process.env.BENCH_DRAIN_ROUNDS ?? 2)
-/** BENCH_ONLY=accept: parts 1 and 2 alone (raw against accepted), for the accept path's own work. */
+/** BENCH_ONLY=accept: parts 1 and 2 alone (raw against accepted events and envelopes), for the accept paths' own work. */
 const ONLY_ACCEPT = process.env.BENCH_ONLY === 'accept'
 const INGRESS_PORT = 18_082
 const RAW_PORT = 18_083
@@ -64,17 +67,6 @@ const RECORDING_CHUNKS = 200
 const SERVICES = { grouper: 'grouper', all: SERVICE_NAMES.join(',') } as const
 type Setup = keyof typeof SERVICES
 const SETUPS: readonly Setup[] = ['grouper', 'all']
-
-/** The middle value (the mean of the two middle ones for an even count). */
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
-}
 
 /**
  * Sends rate events a second through the ingress, for warmUp seconds and then for seconds, and
@@ -137,6 +129,8 @@ async function main(): Promise<void> {
     const bodies = Array.from({ length: 1000 }, (_, i) => JSON.stringify(realisticEvent(i * 7)))
     const loads = writeLoads(bodies, { 'Content-Type': 'application/json', 'X-API-Key': SEED_INGEST_KEY })
     cleanups.push(loads.remove)
+    const envelopes = await writeEnvelopeLoad(db, `http://127.0.0.1:${INGRESS_PORT}`, SEED_PROJECT_ID, SEED_INGEST_KEY, bodies.map((_, i) => i * 7))
+    cleanups.push(envelopes.remove)
     const recordingLoad = writeRecordingLoad(RECORDING_CHUNKS, { 'Content-Type': 'application/json', 'X-API-Key': SEED_INGEST_KEY })
     cleanups.push(recordingLoad.remove)
     console.log(`event bodies: 1,000 distinct, about ${Buffer.byteLength(bodies[0]!)} bytes each; load: wrk -t1 -c64, ${ROUNDS} rounds of ${SECONDS} s per server after a ${WARM_UP_SECONDS} s warm-up; machine: ${availableParallelism()} cores; ingress threads: ${INGRESS_THREADS}`)
@@ -152,10 +146,12 @@ async function main(): Promise<void> {
     const ingressUrl = `http://127.0.0.1:${INGRESS_PORT}/api/v1/events`
     runWrk(rawUrl, loads.varied, WARM_UP_SECONDS)
     runWrk(ingressUrl, loads.varied, WARM_UP_SECONDS)
+    runWrk(envelopes.url, envelopes.script, WARM_UP_SECONDS)
     const recordingsUrl = `http://127.0.0.1:${INGRESS_PORT}/api/v1/recordings`
     if (!ONLY_ACCEPT) runWrk(recordingsUrl, recordingLoad.script, WARM_UP_SECONDS)
     const recordingsBefore = await redis.xlen(keys.recordings)
     const rounds: Array<{ raw: WrkResult; repeated: WrkResult; accepted: WrkResult; chunks: WrkResult }> = []
+    const envelopeRounds: EnvelopeRound[] = []
     // CPU time each server, and Redis, used per request over the measured rounds: unlike a rate,
     // it hardly moves when other work shares the machine. Redis tells its own (INFO cpu), wherever it runs.
     const redisCpu = async (): Promise<number> => {
@@ -172,15 +168,15 @@ async function main(): Promise<void> {
       const accepted = runWrk(ingressUrl, loads.varied, SECONDS)
       cpu.ingress += cpuMicros(ingress.pid!) - before
       cpu.redis += (await redisCpu()) - redisBefore
+      envelopeRounds.push(await runEnvelopeRound(envelopes, redis, keys.events, ingress.pid!, SECONDS))
       rounds.push({ raw: rawRound, accepted, repeated: ONLY_ACCEPT ? NO_RUN : runWrk(rawUrl, loads.repeated, SECONDS), chunks: ONLY_ACCEPT ? NO_RUN : runWrk(recordingsUrl, recordingLoad.script, SECONDS) })
     }
-    const acceptedOf = (w: WrkResult): number => ((w.requests - w.non2xx) / w.requests) * w.rps
     const rawRps = median(rounds.map((r) => r.raw.rps))
     const repeatedRps = median(rounds.map((r) => r.repeated.rps))
     const acceptedRps = median(rounds.map((r) => acceptedOf(r.accepted)))
     const non2xx = rounds.reduce((sum, r) => sum + r.accepted.non2xx, 0)
     const acceptedRequests = rounds.reduce((sum, r) => sum + r.accepted.requests, 0) - non2xx
-    const queued = await redis.xlen(keys.events)
+    const queued = (await redis.xlen(keys.events)) - envelopeRounds.reduce((sum, r) => sum + r.entries, 0)
     const chunksRps = median(rounds.map((r) => acceptedOf(r.chunks)))
     const chunksNon2xx = rounds.reduce((sum, r) => sum + r.chunks.non2xx, 0)
     const chunksAccepted = rounds.reduce((sum, r) => sum + r.chunks.requests, 0) - chunksNon2xx
@@ -197,6 +193,7 @@ async function main(): Promise<void> {
     console.log(`| raw ceiling (bare uWS route, 202) | ${rawRps.toFixed(0)} req/s (${each((r) => r.raw.rps)}) | — |`)
     console.log(`| accepted by the ingress (2 KB events) | ${acceptedRps.toFixed(0)} events/s (${each((r) => acceptedOf(r.accepted))}) | ≥ 40% of raw |`)
     console.log(`| accepted / raw | ${percent(acceptedRps / rawRps)} (${rounds.map((r) => percent(acceptedOf(r.accepted) / r.raw.rps)).join(', ')}) | ≥ 40% |`)
+    envelopeRows(envelopes, envelopeRounds, rounds.map((r) => acceptedOf(r.accepted)), cpu.ingress / (acceptedRequests + non2xx)).forEach((row) => console.log(row))
     const rawRequests = rounds.reduce((sum, r) => sum + r.raw.requests, 0)
     console.log(`| CPU used per request over the rounds (/proc: user and system, every thread) | raw route ${(cpu.raw / rawRequests).toFixed(1)} µs; ingress ${(cpu.ingress / (acceptedRequests + non2xx)).toFixed(1)} µs and Redis ${(cpu.redis / (acceptedRequests + non2xx)).toFixed(1)} µs per events request | — |`)
     // Where an accepted event's time goes: each stage timed on its own in this process, with the

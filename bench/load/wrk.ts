@@ -36,11 +36,17 @@ export function requireWrk(): void {
   }
 }
 
-/** Writes the Lua scripts of both loads: POSTs of bodies (one JSON text each, no raw newlines) with headers. */
+/**
+ * A body's newlines in the bodies file, one body a line: a Sentry envelope is lines of JSON, and
+ * JSON.stringify writes no raw control character, so this one never stands for itself.
+ */
+const NEWLINE = '\x1e'
+
+/** Writes the Lua scripts of both loads: POSTs of bodies (JSON texts, or envelopes of JSON lines) with headers. */
 export function writeLoads(bodies: readonly string[], headers: Record<string, string>): Loads {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'))
   const bodiesFile = join(dir, 'bodies.ndjson')
-  writeFileSync(bodiesFile, bodies.map((body) => `${body}\n`).join(''))
+  writeFileSync(bodiesFile, bodies.map((body) => `${body.replaceAll('\n', NEWLINE)}\n`).join(''))
   const luaHeaders = `{ ${Object.entries(headers).map(([k, v]) => `[${JSON.stringify(k)}] = ${JSON.stringify(v)}`).join(', ')} }`
   const varied = join(dir, 'varied.lua')
   writeFileSync(
@@ -50,7 +56,7 @@ export function writeLoads(bodies: readonly string[], headers: Record<string, st
       'local i = 0',
       'init = function(args)',
       `  for line in io.lines(${JSON.stringify(bodiesFile)}) do`,
-      `    requests[#requests + 1] = wrk.format("POST", wrk.path, ${luaHeaders}, line)`,
+      `    requests[#requests + 1] = wrk.format("POST", wrk.path, ${luaHeaders}, (line:gsub("\\30", "\\n")))`,
       '  end',
       'end',
       'request = function()',
@@ -62,6 +68,11 @@ export function writeLoads(bodies: readonly string[], headers: Record<string, st
   const repeated = join(dir, 'repeated.lua')
   writeFileSync(repeated, [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(bodies[0])}`, ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)].join('\n'))
   return { varied, repeated, remove: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+/** The rate of 2xx answers: the run's rate scaled by the share of its answers that were 2xx. */
+export function acceptedOf(w: WrkResult): number {
+  return w.requests === 0 ? 0 : ((w.requests - w.non2xx) / w.requests) * w.rps
 }
 
 /** One wrk run: one thread, 64 connections, for seconds. */
