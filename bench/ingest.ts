@@ -184,7 +184,7 @@ async function main(): Promise<void> {
     await stopChild(raw)
     await stopChild(ingress)
     await redis.del(keys.events, keys.recordings, keys.recordingPuts)
-    await db.query('TRUNCATE events, issue_actors, issues CASCADE')
+    await db.query('TRUNCATE events, event_receipts, issue_actors, issues CASCADE')
     const each = (pick: (r: (typeof rounds)[number]) => number): string => rounds.map((r) => pick(r).toFixed(0)).join(', ')
     const percent = (x: number): string => `${(x * 100).toFixed(1)}%`
     console.log('')
@@ -225,7 +225,7 @@ async function main(): Promise<void> {
       await stopChild(ingress2)
       await stopChild(worker)
       await redis.del(keys.events)
-      await db.query('TRUNCATE events, issue_actors, issues CASCADE')
+      await db.query('TRUNCATE events, event_receipts, issue_actors, issues CASCADE')
     }
 
     // 4. drained: pre-fill the stream with varied events, packed as the ingress packs them (as many

@@ -38,7 +38,7 @@ export interface Drained {
 export async function measureDrain(setup: DrainSetup, workers: number): Promise<Drained> {
   const { db, redis, stream } = setup
   await redis.del(stream)
-  await db.query('TRUNCATE events, issue_actors, issues CASCADE')
+  await db.query('TRUNCATE events, event_receipts, issue_actors, issues CASCADE')
   await fillStream(redis, stream, setup.events, setup.perEntry)
   const procs = Array.from({ length: workers }, (_, i) => child([SVC, 'worker'], { ...setup.env, WORKER_HEALTH_PORT: String(setup.healthPort + i) }))
   try {
