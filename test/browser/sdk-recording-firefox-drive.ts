@@ -2,7 +2,8 @@
  * Runs recording test steps (sdk-recording-steps.ts) in Firefox ESR over WebDriver BiDi with
  * puppeteer-core, in a process of its own (tap's module loader resolves chromium-bidi's package
  * exports wrongly; Node's does not). Usage: node --import tsx sdk-recording-firefox-drive.ts
- * <capture server address> <steps as JSON>. Prints the browser's user agent.
+ * <capture server address> <steps as JSON>. Prints the browser's user agent. The @sentry/browser
+ * tests (sentry-sdk-browsers.test.ts) run their steps here too, with no capture server ('').
  */
 import puppeteer from 'puppeteer-core'
 import { PATIENCE_MS } from '../helpers/patience.js'

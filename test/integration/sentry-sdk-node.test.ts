@@ -1,7 +1,8 @@
 /**
  * The real @sentry/browser (the version in package.json) sending to this service: its DSN parsing,
  * event building, envelope serialization and fetch transport, run in Node (its client needs no
- * DOM to capture). A test in real browsers is still to come (docs/sentry-sdk.md).
+ * DOM to capture). What only runs in a page (global handlers, breadcrumbs, sessions, debug ids)
+ * is tested in real Chromium and Firefox ESR in test/browser/sentry-sdk-browsers.test.ts.
  */
 import { BrowserClient, defaultStackParser, makeFetchTransport, Scope } from '@sentry/browser'
 import t from 'tap'
