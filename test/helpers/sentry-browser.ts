@@ -26,6 +26,25 @@ export async function sentryBundle(): Promise<string> {
   return result.outputFiles[0]!.text
 }
 
+/**
+ * An app's entry (JS or TSX, importing @sentry/react, @sentry/vue, react or vue from the
+ * repository's node_modules) bundled into one browser ES module the way a production build would.
+ */
+export async function sentryApp(source: string, loader: 'js' | 'tsx'): Promise<string> {
+  const result = await build({
+    stdin: { contents: source, loader, resolveDir: REPO, sourcefile: `app.${loader}` },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    minify: true,
+    jsx: 'automatic',
+    define: { 'process.env.NODE_ENV': '"production"', __VUE_OPTIONS_API__: 'false', __VUE_PROD_DEVTOOLS__: 'false', __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: 'false' },
+    write: false,
+    logLevel: 'silent',
+  })
+  return result.outputFiles[0]!.text
+}
+
 /** The app's code both SDK pages load from /app/bug.js: a click handler that reads undefined, and a rejection nobody handles. */
 export const BUG_MODULE = `export function onBuyClick() { const cart = undefined; return cart.items.length }
 export function rejectLater() { Promise.reject(new RangeError('async boom')) }
