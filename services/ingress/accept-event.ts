@@ -6,7 +6,8 @@ import { storedEventId } from './event-id.js'
 import type { BacklogMonitor } from './backlog-monitor.js'
 import type { EventQueue } from './event-queue.js'
 import type { KeyAuthenticator } from '../../shared/key-auth.js'
-import { parseEvent } from './validate-event.js'
+import type { ErrorEvent } from '../../shared/domain/event.js'
+import { checkEvent, parseEvent } from './validate-event.js'
 
 export interface IngestDeps {
   auth: KeyAuthenticator
@@ -46,7 +47,22 @@ export function acceptEvent(deps: IngestDeps, key: IngestKey, text: string): Pro
  * project_quota_exceeded). done must not throw.
  */
 export function acceptEventThen(deps: IngestDeps, key: IngestKey, text: string, done: (error: IngestError | undefined, id: string) => void): void {
-  const event = parseEvent(text)
+  submitEvent(deps, key, parseEvent(text), text, done)
+}
+
+/**
+ * acceptEvent for an event built here rather than received as text (a translated Sentry event):
+ * checked against the schema as an object, so its text is written once and never parsed back.
+ */
+export function acceptBuiltEvent(deps: IngestDeps, key: IngestKey, built: unknown): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const event = checkEvent(built)
+    submitEvent(deps, key, event, JSON.stringify(event), (error, id) => (error ? reject(error) : resolve(id)))
+  })
+}
+
+/** Queues an event that passed the schema, with its text as the stream keeps it; see acceptEventThen. */
+function submitEvent(deps: IngestDeps, key: IngestKey, event: ErrorEvent, text: string, done: (error: IngestError | undefined, id: string) => void): void {
   if (deps.backlog.full) throw new IngestError('backlog_full', { retryAfter: 5 })
   const id = storedEventId(key.projectId, event.event_id)
   deps.queue.submit({ id, projectId: key.projectId, keyId: key.keyId, receivedAt: Date.now(), body: text }, key.projectEventsPerMinute, (error, result) => {

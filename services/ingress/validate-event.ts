@@ -27,6 +27,11 @@ export function parseEvent(body: string): ErrorEvent {
   } catch {
     throw new IngestError('invalid_json')
   }
+  return checkEvent(value)
+}
+
+/** Returns a value already parsed (a translated Sentry event) as an event, or throws IngestError invalid_event. */
+export function checkEvent(value: unknown): ErrorEvent {
   if (validate(value)) return value
   const error = validate.errors?.[0]
   const { field, message } = describe(error)

@@ -3,12 +3,12 @@
  * the dashboard shows them alike and the grouper finds a failed request in them as it does in ours
  * (grouping/request.ts: the last http crumb without a status). Others keep their category as type.
  */
+import { isObject, str, type Json } from './values.js'
 
 /** The schema's cap on breadcrumbs; the newest are kept. */
 const MAX_BREADCRUMBS = 200
 const MAX_MESSAGE = 1024
 
-type Json = Record<string, unknown>
 
 /** Our breadcrumbs for a Sentry event's breadcrumbs (a list, or { values }). */
 export function sentryBreadcrumbs(value: unknown): Json[] {
@@ -34,12 +34,4 @@ function breadcrumb(crumb: Json): Json {
   if (category === 'console') return { type: 'console', timestamp, message, data: { level: str(crumb.level, 16) || 'log' } }
   if (category === 'ui.click') return { type: 'click', timestamp, message }
   return { type: category || str(crumb.type, 64) || 'default', timestamp, message }
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function str(value: unknown, max: number): string {
-  return typeof value === 'string' ? value.slice(0, max) : ''
 }

@@ -5,6 +5,7 @@
  * shape it cannot read is refused with invalid_envelope naming where.
  */
 import { IngestError } from '../errors.js'
+import { isObject } from './values.js'
 
 /** More items than any SDK sends in one envelope (an event with its attachments, a client report). */
 export const MAX_ITEMS = 100
@@ -70,8 +71,8 @@ export function jsonObject(bytes: Buffer, where: string): Record<string, unknown
   } catch {
     throw invalid(`${where} is not JSON. Send the envelope as the SDK wrote it.`)
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`${where} is not a JSON object.`)
-  return value as Record<string, unknown>
+  if (!isObject(value)) throw invalid(`${where} is not a JSON object.`)
+  return value
 }
 
 function invalid(message: string): IngestError {

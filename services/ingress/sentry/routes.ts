@@ -9,7 +9,7 @@ import type uWS from 'uWebSockets.js'
 import { BodyError } from '../../../shared/http/errors.js'
 import { exchange, readBodyBytes, send, type Exchange } from '../../../shared/http/exchange.js'
 import { readQuery } from '../../../shared/http/request-text.js'
-import { acceptEvent, requireIngestKey, type IngestDeps, type IngestKey } from '../accept-event.js'
+import { acceptBuiltEvent, requireIngestKey, type IngestDeps, type IngestKey } from '../accept-event.js'
 import { ingestBodyError, IngestError } from '../errors.js'
 import { countAccepted, countRefused } from '../metrics.js'
 import { checkProjectSegment, keyFromAuthHeader, keyFromDsn, SENTRY_KEY_MESSAGES } from './auth.js'
@@ -18,6 +18,7 @@ import { jsonObject, parseEnvelope } from './envelope.js'
 import { countDroppedItem } from './metrics.js'
 import { rateLimitHeaders } from './rate-limits.js'
 import { sentryEventId, translateEvent } from './translate.js'
+import { isObject } from './values.js'
 
 /** What the browser SDK may send cross-origin (tracing headers ride along on its own requests). */
 const PREFLIGHT: ReadonlyArray<[string, string]> = [
@@ -106,8 +107,7 @@ async function handle(ex: Exchange, deps: SentryRouteDeps, request: SentryReques
 
 /** Translates, validates and queues a Sentry event; resolves with the id Sentry's answer carries. */
 async function accept(deps: SentryRouteDeps, key: IngestKey, event: Record<string, unknown>, receivedAt: number): Promise<string> {
-  const translated = translateEvent(event, receivedAt)
-  const queued = await acceptEvent(deps, key, JSON.stringify(translated))
+  const queued = await acceptBuiltEvent(deps, key, translateEvent(event, receivedAt))
   // Sentry answers with the sender's id, without hyphens; ours is derived from it per project.
   return sentryEventId(event)?.replaceAll('-', '') ?? queued.replaceAll('-', '')
 }
@@ -120,8 +120,8 @@ function parseStoreBody(body: Buffer): Record<string, unknown> {
   } catch {
     throw new IngestError('invalid_json')
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new IngestError('invalid_event', { field: '(body)', message: 'The body is not a JSON object. Send the event as the SDK wrote it.' })
-  return value as Record<string, unknown>
+  if (!isObject(value)) throw new IngestError('invalid_event', { field: '(body)', message: 'The body is not a JSON object. Send the event as the SDK wrote it.' })
+  return value
 }
 
 function readRequest(kind: Kind, req: uWS.HttpRequest): SentryRequest {

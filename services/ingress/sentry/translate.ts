@@ -9,6 +9,7 @@ import type { ErrorEvent } from '../../../shared/domain/event.js'
 import { IngestError } from '../errors.js'
 import { sentryBreadcrumbs } from './breadcrumbs.js'
 import { stackText } from './stack-text.js'
+import { isObject, str, type Json } from './values.js'
 
 const EVENT_ID = /^[0-9a-f]{32}$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -20,7 +21,6 @@ const MAX_LINKED = 10
 /** Levels of tags, contexts and extra kept: Sentry's own contexts are two deep, extra data a few more. */
 const MAX_DEPTH = 8
 
-type Json = Record<string, unknown>
 
 /** The Sentry event's id, when it has one we can keep (32 hex digits, or a UUID). */
 export function sentryEventId(event: Json): string | undefined {
@@ -145,13 +145,4 @@ function debugIdsOf(debugMeta: unknown): Record<string, string> | undefined {
     n++
   }
   return n > 0 ? ids : undefined
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/** A string field cut to max characters; '' for anything else. */
-function str(value: unknown, max: number): string {
-  return typeof value === 'string' ? value.slice(0, max) : ''
 }

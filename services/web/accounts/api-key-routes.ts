@@ -33,17 +33,15 @@ async function ownerOfForm(deps: DashboardDeps, ctx: FormContext): Promise<Proje
 /** Registers GET and POST /projects/:id/settings/api-keys and POST …/:key_id/revoke. */
 export function registerApiKeyRoutes(app: uWS.TemplatedApp, deps: DashboardDeps): void {
   const db = deps.setup.db
-  const dsnOf = async (projectId: string, ingestKey: string): Promise<string | undefined> => {
-    const number = await readDsnNumber(db, projectId)
-    return number === undefined ? undefined : sentryDsn(deps.baseUrl, ingestKey, number)
-  }
 
   getPage(app, deps, '/projects/:id/settings/api-keys', async (ctx) => {
     const owned = await requireOwner(deps, ctx, 'manage its keys')
     if (!owned) return
     const revoked = ctx.request.query.get('revoked')
     const notice = revoked && KEY_ID.test(revoked) ? `Key ${revoked} is revoked: it no longer works anywhere.` : undefined
-    sendPage(ctx.ex, 200, apiKeysPage(ctx.viewer, owned.project, await listProjectKeys(db, owned.project.id), { notice, dsnShape: await dsnOf(owned.project.id, 'INGEST_KEY') }))
+    const number = await readDsnNumber(db, owned.project.id)
+    const dsnShape = number === undefined ? undefined : sentryDsn(deps.baseUrl, 'INGEST_KEY', number)
+    sendPage(ctx.ex, 200, apiKeysPage(ctx.viewer, owned.project, await listProjectKeys(db, owned.project.id), { notice, dsnShape }))
   })
 
   postForm(app, deps, '/projects/:id/settings/api-keys', async (ctx) => {
@@ -55,8 +53,9 @@ export function registerApiKeyRoutes(app: uWS.TemplatedApp, deps: DashboardDeps)
     if (outcome.kind === 'too_many') return sendPage(ctx.ex, 409, apiKeysPage(ctx.viewer, project, await keys(), { error: `The project has ${MAX_ACTIVE_KEYS} active keys. Revoke keys you no longer use, then create one again.` }))
     deps.log.info('key created', { project_id: project.id, user_id: ctx.viewer.session?.user.id, key_id: outcome.id, kind: ctx.form.get('kind') })
     const kind = ctx.form.get('kind') ?? ''
-    const dsn = kind === 'ingest' ? await dsnOf(project.id, outcome.token) : undefined
-    sendPage(ctx.ex, 200, apiKeysPage(ctx.viewer, project, await keys(), { created: { id: outcome.id, kind, token: outcome.token, dsn }, dsnShape: await dsnOf(project.id, 'INGEST_KEY') }))
+    const number = await readDsnNumber(db, project.id)
+    const dsn = (key: string): string | undefined => (number === undefined ? undefined : sentryDsn(deps.baseUrl, key, number))
+    sendPage(ctx.ex, 200, apiKeysPage(ctx.viewer, project, await keys(), { created: { id: outcome.id, kind, token: outcome.token, dsn: kind === 'ingest' ? dsn(outcome.token) : undefined }, dsnShape: dsn('INGEST_KEY') }))
   })
 
   postForm(app, deps, '/projects/:id/settings/api-keys/:key_id/revoke', async (ctx) => {
