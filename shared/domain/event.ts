@@ -57,7 +57,7 @@ export function envelopeFromFields(fields: Record<string, string>): EventEnvelop
 }
 
 /**
- * Packed entries: the events the ingress accepted in one turn of its event loop travel as one
+ * Packed entries: the events the ingress accepted while one batch gathered travel as one
  * stream entry (fields `n`, `encoding` and `events`), which costs Redis and the client a fraction
  * of one entry per event. Records are joined by U+001E and their fields by U+001F: a validated JSON
  * text cannot contain either raw (control characters are escaped inside strings and not allowed

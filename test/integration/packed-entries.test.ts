@@ -1,4 +1,4 @@
-// Events accepted in one ingress turn travel as one packed entry. These tests check that packing
+// Events accepted while a batch gathers (a turn of the ingress loop, or a few) travel as one packed entry. These tests check that packing
 // loses nothing where it matters: rate limits admit exactly the right events into the entry, and
 // an event that cannot be stored is retried and dead-lettered alone, not with its pack.
 import { randomUUID } from 'node:crypto'
@@ -78,4 +78,47 @@ t.test('large events arriving together are packed in pieces of about a MiB, each
   const sizes = entries.map(([, flat]) => Number(flat[flat.indexOf('n') + 1]))
   t.same(sizes, [3, 3], 'two packs of three: each closed once it passed a MiB of bodies')
   t.equal(await queuedEvents(stack), 6)
+})
+
+t.test('a batch gathers events over the turns that keep bringing them, and goes at the first turn that brings none', async (t) => {
+  const stack = await startTestStack(t, { ingress: false })
+  const redis = stack.redis.duplicate()
+  t.teardown(() => redis.disconnect())
+  // A cap far above a turn's length, so a slow turn on a loaded machine does not end the gathering.
+  const queue = new EventQueue(redis, stack.keys, { perKey: 1000, perProjectDefault: 0 }, 2000)
+  const envelope = (): EventEnvelope => ({ id: randomUUID(), projectId: stack.projectId, keyId: 'seede2e00001', receivedAt: Date.now(), body: JSON.stringify(sampleEvent()) })
+  const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+  const entrySizes = async (): Promise<number[]> => ((await stack.redis.xrange(stack.keys.events, '-', '+')) as Array<[string, string[]]>).map(([, flat]) => Number(flat[flat.indexOf('n') + 1]))
+
+  // Three events, one a turn: each turn brought one, so the batch waits for the next.
+  const first = [queue.enqueue(envelope())]
+  await nextTurn()
+  first.push(queue.enqueue(envelope()))
+  await nextTurn()
+  first.push(queue.enqueue(envelope()))
+  t.ok((await Promise.all(first)).every((r) => r.ok))
+  t.same(await entrySizes(), [3], 'three events of three turns in one entry')
+
+  // A lone event is not held: it goes after one turn that brought nothing.
+  const started = performance.now()
+  t.ok((await queue.enqueue(envelope())).ok)
+  t.ok(performance.now() - started < 500, 'a lone event went at once')
+  t.same(await entrySizes(), [3, 1])
+
+  // Events that never stop coming go once the batch is as old as the cap (a millisecond in service), not later.
+  const capped = new EventQueue(redis, stack.keys, { perKey: 1000, perProjectDefault: 0 }, 50)
+  let stop = false
+  const stream: Array<Promise<unknown>> = []
+  const feed = (): void => {
+    if (stop) return
+    stream.push(capped.enqueue(envelope()))
+    setImmediate(feed)
+  }
+  feed()
+  await waitFor(async () => ((await entrySizes()).length >= 4 ? true : undefined), 5000, 5)
+  stop = true
+  await Promise.all(stream)
+  const sizes = (await entrySizes()).slice(2)
+  t.ok(sizes.length >= 2, `a steady feed became ${sizes.length} entries, not one held batch`)
+  t.equal(sizes.reduce((a, b) => a + b, 0), stream.length, 'every event of the feed is on the stream once')
 })
