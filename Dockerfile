@@ -1,7 +1,7 @@
 # One image for every svc process in compose.yml (migrate, ingress, worker); the command picks the
 # role. There is no build stage: the sources are compiled to JavaScript once, below, where bin/svc.js
 # would otherwise compile them on first use (bin/compiled.js), which /app, not writable, forbids.
-# Pinned to one release, as every image of compose.yml (test/unit/compose.test.ts).
+# Pinned to one release, as every image of compose.yml (test/unit/config/compose.test.ts).
 FROM node:20.20.2-bookworm-slim
 # What a fix needs besides node (docs/sandbox.md): git clones the repository and diffs the change
 # (ca-certificates for https), bubblewrap isolates each sandbox command, prlimit (util-linux) limits

@@ -19,7 +19,7 @@ import { patience } from '../helpers/patience.js'
 import { stackDsn } from '../helpers/sentry.js'
 import { BUG_MODULE, sentryBundle, sentryPage, stampedChunk, svcPage } from '../helpers/sentry-browser.js'
 import { startTestStack, waitFor, type TestStack } from '../helpers/stack.js'
-import { runSteps, type Step } from './sdk-recording-steps.js'
+import { runSteps, type Step } from './sdk/sdk-recording-steps.js'
 
 ensureSdkBuilt()
 // Each test starts Chromium and Firefox ESR and opens four pages: room for a loaded 2-core machine.
@@ -43,7 +43,7 @@ async function drive(engine: Engine, chromium: Browser, steps: Step[]): Promise<
   }
   const env: NodeJS.ProcessEnv = { ...process.env }
   delete env.NODE_OPTIONS
-  const driver = fileURLToPath(new URL('./sdk-recording-firefox-drive.ts', import.meta.url))
+  const driver = fileURLToPath(new URL('./sdk/sdk-recording-firefox-drive.ts', import.meta.url))
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', driver, '', JSON.stringify(steps)], { env, encoding: 'utf8', timeout: patience(90_000) })
   return stdout.trim()
 }
