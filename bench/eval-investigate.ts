@@ -1,6 +1,6 @@
 /**
  * npm run eval:investigate: runs the investigator over the fixture app's three bugs (app,
- * third_party, not_in_repo; test/helpers/investigate-fixture.ts) on the real stack and prints, per
+ * third_party, not_in_repo; test/helpers/investigation/investigate-fixture.ts) on the real stack and prints, per
  * bug, the expected and the actual outcome, whether they match, and turns, tokens, wall time and
  * (for a real model with EVAL_PRICE_IN_PER_MTOK / EVAL_PRICE_OUT_PER_MTOK set) a cost estimate;
  * the last line is "N of 3 bugs matched".

@@ -10,8 +10,8 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Db } from '../../shared/db/index.js'
 import type { ModelPlugin } from '../../shared/plugins/model-types.js'
 import { Investigation, InvestigationCitation, InvestigationOutcome } from '../../services/investigator/store/entities.js'
-import type { FixtureBug } from '../../test/helpers/investigate-fixture.js'
-import { MODEL_KEY, startHarness, type HarnessTeardown } from '../../test/helpers/investigation-harness.js'
+import type { FixtureBug } from '../../test/helpers/investigation/investigate-fixture.js'
+import { MODEL_KEY, startHarness, type HarnessTeardown } from '../../test/helpers/investigation/investigation-harness.js'
 
 export const BUGS: ReadonlyArray<FixtureBug['key']> = ['app', 'third_party', 'not_in_repo']
 /** The run's budgets a user may set for a real model; admission's thresholds stay the harness's. */

@@ -1,13 +1,13 @@
 /**
  * bench:ingest's Sentry side: the same 1,000 realistic events (bench/load/events.ts) as
- * @sentry/browser 11 sends them (test/helpers/sentry.ts: an envelope of one event item, posted as
+ * @sentry/browser 11 sends them (test/helpers/browser/sentry.ts: an envelope of one event item, posted as
  * text/plain with the key in the query), wrk-driven at POST /api/<DSN number>/envelope/ in the
  * rounds that measure /api/v1/events, so the two routes' rates are compared side by side.
  */
 import type { Redis } from 'ioredis'
 import type { Queryable } from '../../shared/db/index.js'
 import { readDsnNumber } from '../../services/web/projects/dsn.js'
-import { browserEvent, envelopePath, eventEnvelope } from '../../test/helpers/sentry.js'
+import { browserEvent, envelopePath, eventEnvelope } from '../../test/helpers/browser/sentry.js'
 import { realisticEvent } from './events.js'
 import { cpuMicros } from './process-tree.js'
 import { median } from './stats.js'
@@ -36,7 +36,7 @@ export interface EnvelopeRound {
 /**
  * The n-th realistic event as the browser SDK writes it: the same bug, message, frames (oldest
  * first, as Sentry lists them), page, user agent, breadcrumbs, user, release and event id, in
- * Sentry's fields, with the SDK's own (sdk, level, trace context) from test/helpers/sentry.ts.
+ * Sentry's fields, with the SDK's own (sdk, level, trace context) from test/helpers/browser/sentry.ts.
  */
 export function sentryEvent(n: number): Record<string, unknown> {
   const ours = realisticEvent(n) as {

@@ -18,7 +18,7 @@ import { migrate } from '../../shared/db/migrate.js'
 import { createOrm } from '../../shared/db/orm.js'
 import { EMBEDDING_DIMENSIONS } from '../../shared/plugins/embeddings-types.js'
 import { matchFinding } from '../../services/matcher/match/index.js'
-import { addFinding, addProject, addRandomTickets } from '../../test/helpers/matching-fixtures.js'
+import { addFinding, addProject, addRandomTickets } from '../../test/helpers/investigation/matching-fixtures.js'
 import { MATCHER_ENTITIES } from '../../services/matcher/store/entities.js'
 import { startPostgres } from '../../scripts/throwaway-services.mjs'
 

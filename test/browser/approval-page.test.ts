@@ -1,7 +1,7 @@
 import t from 'tap'
-import { launchChromium } from '../helpers/browser.js'
+import { launchChromium } from '../helpers/browser/browser.js'
 import { registerSetupSession } from '../helpers/dashboard.js'
-import { startRecordingProxy } from '../helpers/recording-proxy.js'
+import { startRecordingProxy } from '../helpers/loopback/recording-proxy.js'
 import { startTestStack } from '../helpers/stack.js'
 import { patience } from '../helpers/patience.js'
 

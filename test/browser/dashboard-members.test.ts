@@ -7,7 +7,7 @@
 import type { Locator, Page } from 'playwright-core'
 import t from 'tap'
 import { cookieName } from '../../services/web/http/cookies.js'
-import { launchChromium } from '../helpers/browser.js'
+import { launchChromium } from '../helpers/browser/browser.js'
 import { DashboardClient } from '../helpers/dashboard.js'
 import { insertIssue } from '../helpers/members.js'
 import { startTestStack } from '../helpers/stack.js'

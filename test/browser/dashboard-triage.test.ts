@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import type { Locator, Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { cookieName } from '../../services/web/http/cookies.js'
-import { launchChromium } from '../helpers/browser.js'
+import { launchChromium } from '../helpers/browser/browser.js'
 import { approveNewProject, DashboardClient } from '../helpers/dashboard.js'
 import { startTestStack, type TestStack } from '../helpers/stack.js'
 

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { parseKey } from '../../shared/keys.js'
-import { launchChromium } from '../helpers/browser.js'
+import { launchChromium } from '../helpers/browser/browser.js'
 import { patience } from '../helpers/patience.js'
 import { postEvent, sampleEvent, startTestStack, waitFor } from '../helpers/stack.js'
 

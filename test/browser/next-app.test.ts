@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { StackFrame } from '../../services/grouper/grouping/types.js'
 import t, { type Test } from 'tap'
-import { filesUnder, installFixtureApp, launchChromium, packSdk, runScript, shellEnv } from '../helpers/browser.js'
+import { filesUnder, installFixtureApp, launchChromium, packSdk, runScript, shellEnv } from '../helpers/browser/browser.js'
 import { freePort } from '../helpers/processes.js'
 import { startTestStack, waitFor } from '../helpers/stack.js'
 

@@ -8,9 +8,9 @@
  */
 import t, { type Test } from 'tap'
 import type { Browser } from 'playwright-core'
-import { launchChromium, servePages } from '../helpers/browser.js'
-import { stackDsn } from '../helpers/sentry.js'
-import { sentryApp } from '../helpers/sentry-browser.js'
+import { launchChromium, servePages } from '../helpers/browser/browser.js'
+import { stackDsn } from '../helpers/browser/sentry.js'
+import { sentryApp } from '../helpers/browser/sentry-browser.js'
 import { startTestStack, waitFor, type TestStack } from '../helpers/stack.js'
 
 // Two stacks, one Chromium each, two page loads each: room for a loaded 2-core machine.

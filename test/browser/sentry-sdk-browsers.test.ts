@@ -1,7 +1,7 @@
 /**
  * The real @sentry/browser (package.json's version, bundled by esbuild) in Debian's Chromium and
  * Firefox ESR, sending to the stack through the DSN the service shows (stackDsn), with Sentry.init's
- * default integrations. The pages and the stamped chunk are in test/helpers/sentry-browser.ts; the
+ * default integrations. The pages and the stamped chunk are in test/helpers/browser/sentry-browser.ts; the
  * steps run as the recorder's tests run theirs (sdk-recording-steps.ts): playwright-core drives
  * Chromium in this process, puppeteer-core drives Firefox in a child.
  */
@@ -13,11 +13,11 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import t from 'tap'
 import type { Browser } from 'playwright-core'
-import { ensureSdkBuilt, launchChromium, servePages } from '../helpers/browser.js'
+import { ensureSdkBuilt, launchChromium, servePages } from '../helpers/browser/browser.js'
 import { scrape } from '../helpers/metrics.js'
 import { patience } from '../helpers/patience.js'
-import { stackDsn } from '../helpers/sentry.js'
-import { BUG_MODULE, sentryBundle, sentryPage, stampedChunk, svcPage } from '../helpers/sentry-browser.js'
+import { stackDsn } from '../helpers/browser/sentry.js'
+import { BUG_MODULE, sentryBundle, sentryPage, stampedChunk, svcPage } from '../helpers/browser/sentry-browser.js'
 import { startTestStack, waitFor, type TestStack } from '../helpers/stack.js'
 import { runSteps, type Step } from './sdk/sdk-recording-steps.js'
 

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { StackFrame } from '../../services/grouper/grouping/types.js'
 import t, { type Test } from 'tap'
-import { driveFirefox, filesUnder, installFixtureApp, launchChromium, packSdk, serveBuild, viteBuild } from '../helpers/browser.js'
+import { driveFirefox, filesUnder, installFixtureApp, launchChromium, packSdk, serveBuild, viteBuild } from '../helpers/browser/browser.js'
 import { startTestStack, waitFor } from '../helpers/stack.js'
 
 // What a user does: install the published package into a Vite app, build it with svc() and a

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { filesUnder, installFixtureApp, packSdk, viteBuild } from '../helpers/browser.js'
+import { filesUnder, installFixtureApp, packSdk, viteBuild } from '../helpers/browser/browser.js'
 import { startTestStack } from '../helpers/stack.js'
 
 // The plugin's other paths, on the Vue fixture built from the packed package: no key, and a key

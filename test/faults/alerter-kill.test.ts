@@ -7,7 +7,7 @@
  */
 import t from 'tap'
 import { SEED_PROJECT_ID } from '../../shared/db/seed.js'
-import { startChatLoopback } from '../helpers/chat-loopback.js'
+import { startChatLoopback } from '../helpers/loopback/chat-loopback.js'
 import { postEvent, sampleEvent, waitFor } from '../helpers/stack.js'
 import { sleep } from './load.js'
 import { supervisedStack } from './stack.js'

@@ -1,7 +1,7 @@
 import t from 'tap'
-import { serviceBrain } from '../helpers/fixer-brain.js'
-import { FIXTURE_TEMPLATE, REPO, startHarness, workerEnv } from '../helpers/investigation-harness.js'
-import type { Script } from '../helpers/model-server.js'
+import { serviceBrain } from '../helpers/investigation/fixer-brain.js'
+import { FIXTURE_TEMPLATE, REPO, startHarness, workerEnv } from '../helpers/investigation/investigation-harness.js'
+import type { Script } from '../helpers/loopback/model-server.js'
 import { waitFor } from '../helpers/stack.js'
 import { workerFleet } from '../helpers/svc-workers.js'
 

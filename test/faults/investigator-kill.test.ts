@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
-import { investigatorBrain } from '../helpers/investigator-brain.js'
-import { startHarness, workerEnv, type Harness } from '../helpers/investigation-harness.js'
-import type { Script } from '../helpers/model-server.js'
+import { investigatorBrain } from '../helpers/investigation/investigator-brain.js'
+import { startHarness, workerEnv, type Harness } from '../helpers/investigation/investigation-harness.js'
+import type { Script } from '../helpers/loopback/model-server.js'
 import { waitFor } from '../helpers/stack.js'
 import { workerFleet, type WorkerFleet } from '../helpers/svc-workers.js'
 

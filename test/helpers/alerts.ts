@@ -9,7 +9,7 @@ import { loadPlugin } from '../../shared/plugins/loader.js'
 import { createLogger } from '../../shared/log.js'
 import { queueDepth } from '../../shared/streams/index.js'
 import { GROUPS } from '../../shared/topology.js'
-import { startChatLoopback, type ChatLoopback, type ChatAnswer } from './chat-loopback.js'
+import { startChatLoopback, type ChatLoopback, type ChatAnswer } from './loopback/chat-loopback.js'
 import { postEvent, sampleEvent, startTestStack, waitFor, type TestStack } from './stack.js'
 
 export interface AlertStack {

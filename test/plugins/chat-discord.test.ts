@@ -5,8 +5,8 @@ import { splitForDiscord, SHORTENED } from '../../plugins/chat-discord/split.js'
 import { chatConformance } from '../../plugins/conformance/chat.js'
 import { capturingLogger } from '../../plugins/conformance/leaks.js'
 import { importPluginModule, loadPlugin } from '../../shared/plugins/loader.js'
-import { startDiscordLoopback } from '../helpers/discord-loopback.js'
-import { closedOrigin } from '../helpers/github-loopback.js'
+import { startDiscordLoopback } from '../helpers/loopback/discord-loopback.js'
+import { closedOrigin } from '../helpers/loopback/github-loopback.js'
 
 const receiver = await startDiscordLoopback()
 t.teardown(() => receiver.close())

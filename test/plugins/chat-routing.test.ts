@@ -11,9 +11,9 @@ import { createGuardedFetch } from '../../shared/net/guarded-fetch.js'
 import { createChatRouter } from '../../shared/plugins/chat-router.js'
 import { checkPluginModule, instantiatePlugin, loadConfiguredPlugins, loadPlugin } from '../../shared/plugins/loader.js'
 import type { PluginModule } from '../../shared/plugins/types.js'
-import { startChatLoopback } from '../helpers/chat-loopback.js'
-import { startDiscordLoopback } from '../helpers/discord-loopback.js'
-import { startSignedWebhookLoopback } from '../helpers/signed-webhook-loopback.js'
+import { startChatLoopback } from '../helpers/loopback/chat-loopback.js'
+import { startDiscordLoopback } from '../helpers/loopback/discord-loopback.js'
+import { startSignedWebhookLoopback } from '../helpers/loopback/signed-webhook-loopback.js'
 
 const TOOL_HOSTS = new Set(['hooks.slack.com', 'discord.com', 'discordapp.com', 'ptb.discord.com', 'canary.discord.com'])
 const realLookup = dns.lookup

@@ -5,8 +5,8 @@ import { chatConformance } from '../../plugins/conformance/chat.js'
 import { capturingLogger } from '../../plugins/conformance/leaks.js'
 import { importPluginModule, loadPlugin } from '../../shared/plugins/loader.js'
 import { PluginError } from '../../shared/plugins/plugin-error.js'
-import { closedOrigin } from '../helpers/github-loopback.js'
-import { startChatLoopback } from '../helpers/chat-loopback.js'
+import { closedOrigin } from '../helpers/loopback/github-loopback.js'
+import { startChatLoopback } from '../helpers/loopback/chat-loopback.js'
 
 const receiver = await startChatLoopback()
 t.teardown(() => receiver.close())

@@ -8,8 +8,8 @@ import { chatConformance } from '../../plugins/conformance/chat.js'
 import { capturingLogger } from '../../plugins/conformance/leaks.js'
 import { importPluginModule, loadPlugin } from '../../shared/plugins/loader.js'
 import { PluginError } from '../../shared/plugins/plugin-error.js'
-import { closedOrigin } from '../helpers/github-loopback.js'
-import { startSignedWebhookLoopback } from '../helpers/signed-webhook-loopback.js'
+import { closedOrigin } from '../helpers/loopback/github-loopback.js'
+import { startSignedWebhookLoopback } from '../helpers/loopback/signed-webhook-loopback.js'
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`
 const receiver = await startSignedWebhookLoopback(secret)

@@ -11,8 +11,8 @@ import { pullRequestConformance, type ArrangedCheck, type WritableRepositoryArra
 import { capturingLogger } from '../../plugins/conformance/leaks.js'
 import { importPluginModule, loadPlugin } from '../../shared/plugins/loader.js'
 import type { CodehostPlugin } from '../../shared/plugins/types.js'
-import { addCommit, makeRepository, readCommit, revParse } from '../helpers/git-repository.js'
-import { closedOrigin, startGithubLoopback } from '../helpers/github-loopback.js'
+import { addCommit, makeRepository, readCommit, revParse } from '../helpers/loopback/git-repository.js'
+import { closedOrigin, startGithubLoopback } from '../helpers/loopback/github-loopback.js'
 
 const github = await startGithubLoopback()
 const scratch = await mkdtemp(join(tmpdir(), 'svc-codehost-github-pulls-'))

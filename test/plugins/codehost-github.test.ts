@@ -11,8 +11,8 @@ import { commandLinesDuring } from '../../plugins/conformance/codehost-repositor
 import { capturingLogger } from '../../plugins/conformance/leaks.js'
 import { importPluginModule, loadPlugin } from '../../shared/plugins/loader.js'
 import { PluginError } from '../../shared/plugins/plugin-error.js'
-import { addCommit, makeRepository } from '../helpers/git-repository.js'
-import { closedOrigin, startGithubLoopback } from '../helpers/github-loopback.js'
+import { addCommit, makeRepository } from '../helpers/loopback/git-repository.js'
+import { closedOrigin, startGithubLoopback } from '../helpers/loopback/github-loopback.js'
 
 const github = await startGithubLoopback()
 const scratch = await mkdtemp(join(tmpdir(), 'svc-codehost-github-'))

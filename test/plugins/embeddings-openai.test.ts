@@ -7,8 +7,8 @@ import { capturingLogger } from '../../plugins/conformance/leaks.js'
 import { loadConfig } from '../../shared/config/index.js'
 import { EmbeddingsUnavailable } from '../../shared/plugins/embeddings-types.js'
 import { importPluginModule, loadEmbeddingsPlugin, loadPlugin } from '../../shared/plugins/loader.js'
-import { startEmbeddingsServer, type EmbeddingsStep } from '../helpers/embeddings-server.js'
-import { closedOrigin } from '../helpers/github-loopback.js'
+import { startEmbeddingsServer, type EmbeddingsStep } from '../helpers/loopback/embeddings-server.js'
+import { closedOrigin } from '../helpers/loopback/github-loopback.js'
 
 const server = await startEmbeddingsServer()
 t.teardown(() => server.close())

@@ -6,8 +6,8 @@ import { modelConformance } from '../../plugins/conformance/model.js'
 import { loadConfig } from '../../shared/config/index.js'
 import { importPluginModule, loadModelPlugin, loadPlugin } from '../../shared/plugins/loader.js'
 import type { ModelMessage, ModelTool } from '../../shared/plugins/types.js'
-import { closedOrigin } from '../helpers/github-loopback.js'
-import { startModelServer } from '../helpers/model-server.js'
+import { closedOrigin } from '../helpers/loopback/github-loopback.js'
+import { startModelServer } from '../helpers/loopback/model-server.js'
 
 const server = await startModelServer()
 t.teardown(() => server.close())

@@ -10,8 +10,8 @@ import { createObjectStore } from '../../shared/object-store.js'
 import { importPluginModule, loadPlugin } from '../../shared/plugins/loader.js'
 import { PluginError } from '../../shared/plugins/plugin-error.js'
 import { ObjectStoreUnavailable } from '../../shared/plugins/types.js'
-import { closedOrigin } from '../helpers/github-loopback.js'
-import { startS3Loopback } from '../helpers/s3-loopback.js'
+import { closedOrigin } from '../helpers/loopback/github-loopback.js'
+import { startS3Loopback } from '../helpers/loopback/s3-loopback.js'
 
 const s3 = await startS3Loopback({ bucket: 'svc-objects' })
 t.teardown(() => s3.close())

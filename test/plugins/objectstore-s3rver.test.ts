@@ -7,8 +7,8 @@ import { objectStoreConformance } from '../../plugins/conformance/objectstore.js
 import { capturingLogger } from '../../plugins/conformance/leaks.js'
 import { importPluginModule, loadPlugin } from '../../shared/plugins/loader.js'
 import { ObjectStoreUnavailable } from '../../shared/plugins/types.js'
-import { closedOrigin } from '../helpers/github-loopback.js'
-import { startS3rver } from '../helpers/s3rver.js'
+import { closedOrigin } from '../helpers/loopback/github-loopback.js'
+import { startS3rver } from '../helpers/loopback/s3rver.js'
 
 const s3 = await startS3rver({ bucket: 'svc-objects' })
 t.teardown(() => s3.close())

@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { Page } from 'playwright-core'
-import { ensureSdkBuilt, launchChromium, sdkTestPage, servePages } from '../../helpers/browser.js'
+import { ensureSdkBuilt, launchChromium, sdkTestPage, servePages } from '../../helpers/browser/browser.js'
 import { queuedEvents, startTestStack, waitFor, type TestStack } from '../../helpers/stack.js'
 
 ensureSdkBuilt()

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { build, type BuildOptions } from 'esbuild'
 import t from 'tap'
-import { installFixtureApp, packSdk } from '../../helpers/browser.js'
+import { installFixtureApp, packSdk } from '../../helpers/browser/browser.js'
 
 const TMP = fileURLToPath(new URL('../../../tmp/', import.meta.url))
 

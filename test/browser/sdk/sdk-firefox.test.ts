@@ -1,5 +1,5 @@
 import t from 'tap'
-import { driveFirefox, ensureSdkBuilt, launchChromium, sdkTestPage, servePages } from '../../helpers/browser.js'
+import { driveFirefox, ensureSdkBuilt, launchChromium, sdkTestPage, servePages } from '../../helpers/browser/browser.js'
 import { startTestStack, waitFor } from '../../helpers/stack.js'
 
 ensureSdkBuilt()

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import { buildSync } from 'esbuild'
 import t from 'tap'
-import { ensureSdkBuilt, launchChromium, servePages } from '../../helpers/browser.js'
+import { ensureSdkBuilt, launchChromium, servePages } from '../../helpers/browser/browser.js'
 import { startTestStack, waitFor } from '../../helpers/stack.js'
 
 ensureSdkBuilt()

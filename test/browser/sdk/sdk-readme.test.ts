@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { ensureSdkBuilt, launchChromium, servePages } from '../../helpers/browser.js'
+import { ensureSdkBuilt, launchChromium, servePages } from '../../helpers/browser/browser.js'
 import { SEED_INGEST_KEY } from '../../../shared/db/seed.js'
 import { startTestStack, waitFor } from '../../helpers/stack.js'
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ensureSdkBuilt, launchChromium } from '../../helpers/browser.js'
+import { ensureSdkBuilt, launchChromium } from '../../helpers/browser/browser.js'
 import { driveChromium } from './sdk-recording-harness.js'
 import { recordingScenarios } from './sdk-recording-scenarios.js'
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ensureSdkBuilt } from '../../helpers/browser.js'
+import { ensureSdkBuilt } from '../../helpers/browser/browser.js'
 import { driveFirefox } from './sdk-recording-harness.js'
 import { recordingScenarios } from './sdk-recording-scenarios.js'
 

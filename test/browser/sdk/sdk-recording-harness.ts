@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { gunzipSync } from 'node:zlib'
 import type { Browser } from 'playwright-core'
-import { FIREFOX } from '../../helpers/browser.js'
+import { FIREFOX } from '../../helpers/browser/browser.js'
 import { patience } from '../../helpers/patience.js'
 import { runSteps, type CaptureCounts, type Step } from './sdk-recording-steps.js'
 

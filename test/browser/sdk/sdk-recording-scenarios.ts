@@ -5,7 +5,7 @@
  * reload. The SDK talks to a capture server standing in for the service.
  */
 import type { Test } from 'tap'
-import { servePages } from '../../helpers/browser.js'
+import { servePages } from '../../helpers/browser/browser.js'
 import { distinctChunks, everythingSent, INGEST_KEY, recordingPage, startCapture, type Capture, type ChunkBody } from './sdk-recording-harness.js'
 import type { Step } from './sdk-recording-steps.js'
 

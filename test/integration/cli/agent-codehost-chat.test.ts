@@ -6,8 +6,8 @@ import t from 'tap'
 import { approveSetupSession } from '../../../services/web/setup/approval.js'
 import { createLogger } from '../../../shared/log.js'
 import { loadPlugin } from '../../../shared/plugins/loader.js'
-import { closedOrigin } from '../../helpers/github-loopback.js'
-import { startLoopbackPlugins } from '../../helpers/loopback-plugins.js'
+import { closedOrigin } from '../../helpers/loopback/github-loopback.js'
+import { startLoopbackPlugins } from '../../helpers/loopback/loopback-plugins.js'
 import { startTestStack, type TestStack } from '../../helpers/stack.js'
 
 const log = createLogger('silent')

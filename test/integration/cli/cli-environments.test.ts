@@ -6,7 +6,7 @@ import t from 'tap'
 import { createDb } from '../../../shared/db/index.js'
 import { migrate, readMigrations } from '../../../shared/db/migrate.js'
 import { applySeed, SEED_PROJECT_ID } from '../../../shared/db/seed.js'
-import { runSvc, seedEnvironment, seedRecording, seedTicket } from '../../helpers/friction-seed.js'
+import { runSvc, seedEnvironment, seedRecording, seedTicket } from '../../helpers/investigation/friction-seed.js'
 import { createTestDatabase } from '../../helpers/stack.js'
 
 const P = SEED_PROJECT_ID

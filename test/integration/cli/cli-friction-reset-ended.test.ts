@@ -6,7 +6,7 @@ import { createDb } from '../../../shared/db/index.js'
 import { migrate } from '../../../shared/db/migrate.js'
 import { createOrm } from '../../../shared/db/orm.js'
 import { applySeed, SEED_PROJECT_ID } from '../../../shared/db/seed.js'
-import { runSvc, seedEnvironment, seedFix, seedTicket } from '../../helpers/friction-seed.js'
+import { runSvc, seedEnvironment, seedFix, seedTicket } from '../../helpers/investigation/friction-seed.js'
 import { createTestDatabase } from '../../helpers/stack.js'
 import { seededByHand } from '../../helpers/suite-invariants.js'
 

@@ -2,7 +2,7 @@ import t from 'tap'
 import { createDb, type Db } from '../../../shared/db/index.js'
 import { migrate } from '../../../shared/db/migrate.js'
 import { applySeed, SEED_PROJECT_ID } from '../../../shared/db/seed.js'
-import { decide, jobsOf, runSvc, seedEnvironment, seedFix, seedInvestigation, seedRecording, seedScan, seedTicket } from '../../helpers/friction-seed.js'
+import { decide, jobsOf, runSvc, seedEnvironment, seedFix, seedInvestigation, seedRecording, seedScan, seedTicket } from '../../helpers/investigation/friction-seed.js'
 import { createTestDatabase } from '../../helpers/stack.js'
 import { seededByHand } from '../../helpers/suite-invariants.js'
 

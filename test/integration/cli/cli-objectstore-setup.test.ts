@@ -13,9 +13,9 @@ import { prepareObjectStore } from '../../../shared/object-store.js'
 import { loadPlugin } from '../../../shared/plugins/loader.js'
 import { ObjectStoreUnavailable } from '../../../shared/plugins/types.js'
 import { childEnv } from '../../helpers/env.js'
-import { closedOrigin } from '../../helpers/github-loopback.js'
+import { closedOrigin } from '../../helpers/loopback/github-loopback.js'
 import { SVC } from '../../helpers/processes.js'
-import { startS3rver } from '../../helpers/s3rver.js'
+import { startS3rver } from '../../helpers/loopback/s3rver.js'
 
 // Five svc processes, the first of which may compile the sources: on a 2-core machine at a load
 // average of 15 that took 110 s, close to tap's 120 s for a file.

@@ -10,7 +10,7 @@ import t from 'tap'
 import { approveSetupSession } from '../../../services/web/setup/approval.js'
 import { createLogger } from '../../../shared/log.js'
 import { childEnv } from '../../helpers/env.js'
-import { startLoopbackPlugins } from '../../helpers/loopback-plugins.js'
+import { startLoopbackPlugins } from '../../helpers/loopback/loopback-plugins.js'
 import { sampleEvent, startTestStack, waitFor } from '../../helpers/stack.js'
 
 const README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8')

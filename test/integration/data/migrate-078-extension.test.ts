@@ -3,7 +3,7 @@ import t from 'tap'
 import pg from 'pg'
 import { createDb } from '../../../shared/db/index.js'
 import { migrate, MigrateError, readMigrations } from '../../../shared/db/migrate.js'
-import { runSvc } from '../../helpers/friction-seed.js'
+import { runSvc } from '../../helpers/investigation/friction-seed.js'
 import { TEST_DATABASE_URL } from '../../helpers/env.js'
 import { startPostgresWithout } from '../../helpers/pg-without-extension.js'
 

@@ -5,7 +5,7 @@ import t from 'tap'
 import { createDb, type Db } from '../../../shared/db/index.js'
 import { migrate, MigrateError, MIGRATIONS_DIR, readMigrations } from '../../../shared/db/migrate.js'
 import { applySeed, SEED_PROJECT_ID } from '../../../shared/db/seed.js'
-import { runSvc, seedEnvironment, seedRecording, seedScan } from '../../helpers/friction-seed.js'
+import { runSvc, seedEnvironment, seedRecording, seedScan } from '../../helpers/investigation/friction-seed.js'
 import { createTestDatabase } from '../../helpers/stack.js'
 
 const BEFORE_078 = readMigrations().filter((m) => m.version <= 10)

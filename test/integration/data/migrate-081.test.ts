@@ -10,10 +10,10 @@ import { migrate, readMigrations } from '../../../shared/db/migrate.js'
 import { createOrm } from '../../../shared/db/orm.js'
 import { applySeed, SEED_PROJECT_ID } from '../../../shared/db/seed.js'
 import { screenOf } from '../../../services/matcher/friction/control.js'
-import { axis, HAND_MADE_MODEL } from '../../helpers/matching-fixtures.js'
+import { axis, HAND_MADE_MODEL } from '../../helpers/investigation/matching-fixtures.js'
 import { matchFinding, type Embedder } from '../../../services/matcher/match/index.js'
 import { MATCHER_ENTITIES } from '../../../services/matcher/store/entities.js'
-import { seedEnvironment, seedRecording } from '../../helpers/friction-seed.js'
+import { seedEnvironment, seedRecording } from '../../helpers/investigation/friction-seed.js'
 import { createTestDatabase } from '../../helpers/stack.js'
 
 const PAGES = ['/checkout', '/checkout?step=2', '/checkout/', '/orders/1001', '/orders/77/items/5?x=1', '/u/0F8FAD5B-D9CB-469F-A165-70867728950E', '/p/8f3kz91qx12lm77a', '/blog/summer-sale-2026', '/', '/?q=1']

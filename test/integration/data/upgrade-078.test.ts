@@ -10,7 +10,7 @@ import t from 'tap'
 import { createDb, type Db } from '../../../shared/db/index.js'
 import { migrate, readMigrations } from '../../../shared/db/migrate.js'
 import { applySeed, SEED_PROJECT_ID } from '../../../shared/db/seed.js'
-import { jobsOf, runSvc, seedEnvironment, seedFix, seedInvestigation, seedRecording, seedTicket } from '../../helpers/friction-seed.js'
+import { jobsOf, runSvc, seedEnvironment, seedFix, seedInvestigation, seedRecording, seedTicket } from '../../helpers/investigation/friction-seed.js'
 import { createTestDatabase } from '../../helpers/stack.js'
 
 const P = SEED_PROJECT_ID

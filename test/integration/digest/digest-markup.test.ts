@@ -5,7 +5,7 @@
  * code span falls back to its mechanical line. Asserted on the payload the chat received.
  */
 import t from 'tap'
-import type { ModelTurn } from '../../helpers/model-server.js'
+import type { ModelTurn } from '../../helpers/loopback/model-server.js'
 import { startDigestHarness } from '../../helpers/digest-harness.js'
 
 const MINUTE = 60_000

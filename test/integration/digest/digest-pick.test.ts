@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import { MAX_ITEMS, pickItems } from '../../../services/digester/pick.js'
-import { seedEnvironment, seedTicket } from '../../helpers/friction-seed.js'
+import { seedEnvironment, seedTicket } from '../../helpers/investigation/friction-seed.js'
 import { startTestStack, type TestStack } from '../../helpers/stack.js'
 import { seededByHand } from '../../helpers/suite-invariants.js'
 

@@ -3,7 +3,7 @@
  * worker cannot make it do twice.
  */
 import t from 'tap'
-import type { ModelTurn } from '../../helpers/model-server.js'
+import type { ModelTurn } from '../../helpers/loopback/model-server.js'
 import { startDigestHarness } from '../../helpers/digest-harness.js'
 
 const MINUTE = 60_000

@@ -8,7 +8,7 @@ import { startWorker } from '../../../services/worker/index.js'
 import { createObjectStore } from '../../../shared/object-store.js'
 import { createLogger } from '../../../shared/log.js'
 import { loadPlugin } from '../../../shared/plugins/loader.js'
-import { startChatLoopback } from '../../helpers/chat-loopback.js'
+import { startChatLoopback } from '../../helpers/loopback/chat-loopback.js'
 import { startTestStack, waitFor } from '../../helpers/stack.js'
 import { seededByHand } from '../../helpers/suite-invariants.js'
 

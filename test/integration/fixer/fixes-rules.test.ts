@@ -5,10 +5,10 @@ import t, { type Test } from 'tap'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { requestFix } from '../../../services/investigator/commands.js'
 import { Fix } from '../../../services/investigator/store/fix-entities.js'
-import { serviceBrain, type FixerOptions } from '../../helpers/fixer-brain.js'
-import { addCommit } from '../../helpers/git-repository.js'
-import { REPO, startHarness, type Harness, type HarnessOptions } from '../../helpers/investigation-harness.js'
-import type { Script } from '../../helpers/model-server.js'
+import { serviceBrain, type FixerOptions } from '../../helpers/investigation/fixer-brain.js'
+import { addCommit } from '../../helpers/loopback/git-repository.js'
+import { REPO, startHarness, type Harness, type HarnessOptions } from '../../helpers/investigation/investigation-harness.js'
+import type { Script } from '../../helpers/loopback/model-server.js'
 
 // A dozen fixes, each building and testing the fixture in three sandboxes: well over the runner's default two minutes a file.
 t.setTimeout(10 * 60_000)

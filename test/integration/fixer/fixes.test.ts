@@ -1,8 +1,8 @@
 import t from 'tap'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { Fix, FixEvidence } from '../../../services/investigator/store/fix-entities.js'
-import { serviceBrain } from '../../helpers/fixer-brain.js'
-import { MODEL_KEY, REPO, startHarness, type Harness } from '../../helpers/investigation-harness.js'
+import { serviceBrain } from '../../helpers/investigation/fixer-brain.js'
+import { MODEL_KEY, REPO, startHarness, type Harness } from '../../helpers/investigation/investigation-harness.js'
 import { waitFor } from '../../helpers/stack.js'
 
 async function fixOf(h: Harness, issueId: string): Promise<Fix> {

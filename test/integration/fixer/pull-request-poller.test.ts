@@ -8,9 +8,9 @@ import { INVESTIGATOR_ENTITIES } from '../../../services/investigator/store/enti
 import { createOrm } from '../../../shared/db/orm.js'
 import { loadPlugin } from '../../../shared/plugins/loader.js'
 import { createLogger } from '../../../shared/log.js'
-import { followedState, seedDeliveredFix } from '../../helpers/fix-pull-request.js'
-import { addCommit, makeRepository } from '../../helpers/git-repository.js'
-import { startGithubLoopback } from '../../helpers/github-loopback.js'
+import { followedState, seedDeliveredFix } from '../../helpers/investigation/fix-pull-request.js'
+import { addCommit, makeRepository } from '../../helpers/loopback/git-repository.js'
+import { startGithubLoopback } from '../../helpers/loopback/github-loopback.js'
 import { startTestStack } from '../../helpers/stack.js'
 
 const MINUTE = 60 * 1000

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { Webhooks } from '@octokit/webhooks'
 import t, { type Test } from 'tap'
-import { followedState, seedDeliveredFix, type DeliveredFix } from '../../helpers/fix-pull-request.js'
+import { followedState, seedDeliveredFix, type DeliveredFix } from '../../helpers/investigation/fix-pull-request.js'
 import { startTestStack, type TestStack } from '../../helpers/stack.js'
 
 const SECRET = 'whsec-test-0123456789abcdef'

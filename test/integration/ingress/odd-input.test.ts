@@ -2,7 +2,7 @@ import t from 'tap'
 import { createObjectStore } from '../../../shared/object-store.js'
 import { approveNewProject, DashboardClient, registerSetupSession } from '../../helpers/dashboard.js'
 import { callTool, connectAgent, storeEvents } from '../../helpers/mcp.js'
-import { pageLoad, seedRecording } from '../../helpers/recording-fixture.js'
+import { pageLoad, seedRecording } from '../../helpers/browser/recording-fixture.js'
 import { startTestStack, type TestStack } from '../../helpers/stack.js'
 
 // Odd input as an attacker sends it, to every route that takes a filter, a field or an id: text

@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { ErrorEvent } from '../../../shared/domain/event.js'
-import { browserEvent, envelope, envelopePath, eventEnvelope, postSentry, sentryId } from '../../helpers/sentry.js'
+import { browserEvent, envelope, envelopePath, eventEnvelope, postSentry, sentryId } from '../../helpers/browser/sentry.js'
 import { postEvent, queuedEvents, sampleEvent, startTestStack, waitFor, type TestStack } from '../../helpers/stack.js'
 
 interface StoredEvent {

@@ -1,7 +1,7 @@
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib'
 import t from 'tap'
 import { scrape } from '../../helpers/metrics.js'
-import { browserEvent, envelope, envelopePath, eventEnvelope, postSentry } from '../../helpers/sentry.js'
+import { browserEvent, envelope, envelopePath, eventEnvelope, postSentry } from '../../helpers/browser/sentry.js'
 import { queuedEvents, startTestStack } from '../../helpers/stack.js'
 
 t.test('gzip, deflate (wrapped or raw) and br bodies are decompressed and taken', async (t) => {

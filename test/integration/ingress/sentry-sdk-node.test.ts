@@ -7,7 +7,7 @@
 import { BrowserClient, defaultStackParser, makeFetchTransport, Scope } from '@sentry/browser'
 import t from 'tap'
 import { scrape } from '../../helpers/metrics.js'
-import { stackDsn } from '../../helpers/sentry.js'
+import { stackDsn } from '../../helpers/browser/sentry.js'
 import { postEvent, queuedEvents, sampleEvent, startTestStack, waitFor, type TestStack } from '../../helpers/stack.js'
 
 /** A client as Sentry.init makes one, without the integrations that hook a page. */

@@ -7,7 +7,7 @@ import { runInNewContext } from 'node:vm'
 import { buildSync } from 'esbuild'
 import t from 'tap'
 import { assertNoSecrets } from '../../../plugins/conformance/leaks.js'
-import { startS3Loopback, type S3Loopback } from '../../helpers/s3-loopback.js'
+import { startS3Loopback, type S3Loopback } from '../../helpers/loopback/s3-loopback.js'
 import { postEvent, sampleEvent, startTestStack, waitFor, type TestStack } from '../../helpers/stack.js'
 
 const URL_OF_BUNDLE = 'https://shop.example.com/assets/cart-5e6f7a8b.js'

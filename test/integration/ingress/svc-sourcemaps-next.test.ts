@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { originalPositionFor, TraceMap } from '@jridgewell/trace-mapping'
 import { buildSync } from 'esbuild'
 import t from 'tap'
-import { ensureSdkBuilt } from '../../helpers/browser.js'
+import { ensureSdkBuilt } from '../../helpers/browser/browser.js'
 import { childEnv } from '../../helpers/env.js'
 
 // svc-sourcemaps on a Next.js build folder, made by hand as Turbopack and webpack leave it; the

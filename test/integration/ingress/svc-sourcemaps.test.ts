@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildSync } from 'esbuild'
 import t from 'tap'
-import { ensureSdkBuilt } from '../../helpers/browser.js'
+import { ensureSdkBuilt } from '../../helpers/browser/browser.js'
 import { childEnv } from '../../helpers/env.js'
 import { startTestStack } from '../../helpers/stack.js'
 

@@ -2,7 +2,7 @@ import t from 'tap'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { Investigation } from '../../../services/investigator/store/entities.js'
 import { DashboardClient } from '../../helpers/dashboard.js'
-import { startHarness, type Harness } from '../../helpers/investigation-harness.js'
+import { startHarness, type Harness } from '../../helpers/investigation/investigation-harness.js'
 import { postEvent, waitFor } from '../../helpers/stack.js'
 
 const HEADLESS = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/126.0.0.0 Safari/537.36'

@@ -1,9 +1,9 @@
 import t from 'tap'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { Investigation } from '../../../services/investigator/store/entities.js'
-import { gatedBrain, investigatorBrain } from '../../helpers/investigator-brain.js'
-import { startHarness } from '../../helpers/investigation-harness.js'
-import type { Script } from '../../helpers/model-server.js'
+import { gatedBrain, investigatorBrain } from '../../helpers/investigation/investigator-brain.js'
+import { startHarness } from '../../helpers/investigation/investigation-harness.js'
+import type { Script } from '../../helpers/loopback/model-server.js'
 import { waitFor } from '../../helpers/stack.js'
 
 const FINISHED = ['investigated', 'insight', 'needs_human']

@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { Investigation } from '../../../services/investigator/store/entities.js'
-import { startHarness, type Harness } from '../../helpers/investigation-harness.js'
+import { startHarness, type Harness } from '../../helpers/investigation/investigation-harness.js'
 
 // The sweeper's lease (2 s) lapses between the stream's retries (3 s, then 6 s), as it does with the
 // defaults (60 s leases, 30 s then 60 s retries) once a run keeps failing: the attempts are spent by

@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { Investigation, InvestigationCitation, InvestigationOutcome } from '../../../services/investigator/store/entities.js'
-import { MODEL_KEY, REPO, startHarness } from '../../helpers/investigation-harness.js'
+import { MODEL_KEY, REPO, startHarness } from '../../helpers/investigation/investigation-harness.js'
 
 
 for (const provider of ['anthropic', 'openai'] as const) {

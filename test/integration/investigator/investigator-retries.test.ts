@@ -1,8 +1,8 @@
 import t from 'tap'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { Investigation } from '../../../services/investigator/store/entities.js'
-import { gatedBrain } from '../../helpers/investigator-brain.js'
-import { startHarness, type Harness } from '../../helpers/investigation-harness.js'
+import { gatedBrain } from '../../helpers/investigation/investigator-brain.js'
+import { startHarness, type Harness } from '../../helpers/investigation/investigation-harness.js'
 import { waitFor } from '../../helpers/stack.js'
 
 const FINISHED = ['investigated', 'insight', 'needs_human']

@@ -1,9 +1,9 @@
 import t, { type Test } from 'tap'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { InvestigationOutcome, Investigation } from '../../../services/investigator/store/entities.js'
-import { investigatorBrain } from '../../helpers/investigator-brain.js'
-import { startHarness, type HarnessOptions } from '../../helpers/investigation-harness.js'
-import type { Script } from '../../helpers/model-server.js'
+import { investigatorBrain } from '../../helpers/investigation/investigator-brain.js'
+import { startHarness, type HarnessOptions } from '../../helpers/investigation/investigation-harness.js'
+import type { Script } from '../../helpers/loopback/model-server.js'
 
 // Eleven investigations, each on its own stack: on 2 cores under the full suite's load the file
 // took past tap's 120 s though every run ended; the waits inside each test still bound each one.

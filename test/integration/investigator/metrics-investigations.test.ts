@@ -2,8 +2,8 @@ import t from 'tap'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { Investigation, InvestigationStep } from '../../../services/investigator/store/entities.js'
 import { Fix, FixEvidence } from '../../../services/investigator/store/fix-entities.js'
-import { serviceBrain } from '../../helpers/fixer-brain.js'
-import { startHarness, type Harness } from '../../helpers/investigation-harness.js'
+import { serviceBrain } from '../../helpers/investigation/fixer-brain.js'
+import { startHarness, type Harness } from '../../helpers/investigation/investigation-harness.js'
 import { scrape, type Scrape } from '../../helpers/metrics.js'
 
 // Real processes and several stacks in one file: past 80 s under CI load on 2 cores, near tap's

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { approveNewProject, DashboardClient } from '../../helpers/dashboard.js'
-import { seedEnvironment, seedTicket } from '../../helpers/friction-seed.js'
+import { seedEnvironment, seedTicket } from '../../helpers/investigation/friction-seed.js'
 import { startTestStack } from '../../helpers/stack.js'
 import { seededByHand } from '../../helpers/suite-invariants.js'
 

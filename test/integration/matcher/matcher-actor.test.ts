@@ -3,8 +3,8 @@ import type { Matcher } from '../../../services/matcher/index.js'
 import { startWorker, type Worker } from '../../../services/worker/index.js'
 import { createLogger } from '../../../shared/log.js'
 import { createObjectStore, type ObjectStore } from '../../../shared/object-store.js'
-import { seedEnvironment, seedRecording as seedRows, seedScan } from '../../helpers/friction-seed.js'
-import { addAlert, click, pageLoad, seedRecording, type RrwebEvent } from '../../helpers/recording-fixture.js'
+import { seedEnvironment, seedRecording as seedRows, seedScan } from '../../helpers/investigation/friction-seed.js'
+import { addAlert, click, pageLoad, seedRecording, type RrwebEvent } from '../../helpers/browser/recording-fixture.js'
 import { startTestStack, waitFor, type TestStack } from '../../helpers/stack.js'
 
 // Real processes and several stacks in one file: past 80 s under CI load on 2 cores, near tap's

@@ -5,14 +5,14 @@
  */
 import t, { type Test } from 'tap'
 import { confirmTicket, type ConfirmDeps } from '../../../services/matcher/confirm/index.js'
-import { axis, HAND_MADE_MODEL } from '../../helpers/matching-fixtures.js'
+import { axis, HAND_MADE_MODEL } from '../../helpers/investigation/matching-fixtures.js'
 import { matchFinding, type Embedder } from '../../../services/matcher/match/index.js'
 import { scanRecording } from '../../../services/matcher/scan-due.js'
 import { MATCHER_ENTITIES } from '../../../services/matcher/store/entities.js'
 import { createObjectStore } from '../../../shared/object-store.js'
 import { createOrm } from '../../../shared/db/orm.js'
-import { capturedLog } from '../../helpers/recording-chunks.js'
-import { addAlert, click, pageLoad, seedRecording, type RrwebEvent } from '../../helpers/recording-fixture.js'
+import { capturedLog } from '../../helpers/browser/recording-chunks.js'
+import { addAlert, click, pageLoad, seedRecording, type RrwebEvent } from '../../helpers/browser/recording-fixture.js'
 import { startTestStack } from '../../helpers/stack.js'
 
 const T0 = Date.parse('2026-11-20T09:00:00.000Z')

@@ -9,7 +9,7 @@ import { createDb, type Db } from '../../../shared/db/index.js'
 import { migrate } from '../../../shared/db/migrate.js'
 import { createOrm, type Orm } from '../../../shared/db/orm.js'
 import { matchFinding, type Decision } from '../../../services/matcher/match/index.js'
-import { addFinding, addProject, atDistance, axis } from '../../helpers/matching-fixtures.js'
+import { addFinding, addProject, atDistance, axis } from '../../helpers/investigation/matching-fixtures.js'
 import { MATCHER_ENTITIES } from '../../../services/matcher/store/entities.js'
 import { createTestDatabase, waitFor } from '../../helpers/stack.js'
 

@@ -8,7 +8,7 @@ import { createDb } from '../../../shared/db/index.js'
 import { migrate } from '../../../shared/db/migrate.js'
 import { createOrm } from '../../../shared/db/orm.js'
 import { ITERATIVE_SCAN_SQL, matchFinding, shortlistStatements } from '../../../services/matcher/match/index.js'
-import { addFinding, addProject, addRandomTickets, cosineDistance, HAND_MADE_MODEL } from '../../helpers/matching-fixtures.js'
+import { addFinding, addProject, addRandomTickets, cosineDistance, HAND_MADE_MODEL } from '../../helpers/investigation/matching-fixtures.js'
 import { MATCHER_ENTITIES } from '../../../services/matcher/store/entities.js'
 import { createTestDatabase } from '../../helpers/stack.js'
 

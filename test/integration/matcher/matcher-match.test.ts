@@ -7,7 +7,7 @@ import { createDb, type Db } from '../../../shared/db/index.js'
 import { migrate } from '../../../shared/db/migrate.js'
 import { createOrm, type Orm } from '../../../shared/db/orm.js'
 import { chooseTicket, MAX_JOIN_DISTANCE, matchFinding, MatchError, withPage, type Embedder } from '../../../services/matcher/match/index.js'
-import { addFinding, addProject, atDistance, axis, HAND_MADE_MODEL } from '../../helpers/matching-fixtures.js'
+import { addFinding, addProject, atDistance, axis, HAND_MADE_MODEL } from '../../helpers/investigation/matching-fixtures.js'
 import { MATCHER_ENTITIES } from '../../../services/matcher/store/entities.js'
 import { createTestDatabase } from '../../helpers/stack.js'
 

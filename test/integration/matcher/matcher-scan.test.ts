@@ -2,8 +2,8 @@ import { gzipSync } from 'node:zlib'
 import t, { type Test } from 'tap'
 import { dueRecordings, scanDueRecordings, scanRecording, type ScanDeps } from '../../../services/matcher/scan-due.js'
 import { createObjectStore, ObjectStoreUnavailable, type ObjectStore } from '../../../shared/object-store.js'
-import { capturedLog } from '../../helpers/recording-chunks.js'
-import { click, pageLoad, seedRecording, svcError, type RrwebEvent } from '../../helpers/recording-fixture.js'
+import { capturedLog } from '../../helpers/browser/recording-chunks.js'
+import { click, pageLoad, seedRecording, svcError, type RrwebEvent } from '../../helpers/browser/recording-fixture.js'
 import { startTestStack, type TestStack } from '../../helpers/stack.js'
 
 const T0 = Date.parse('2026-11-20T09:00:00.000Z')

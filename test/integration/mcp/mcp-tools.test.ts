@@ -4,7 +4,7 @@ import { decideDelivery } from '../../../services/investigator/fix/delivery-rule
 import { TOOLS } from '../../../services/web/mcp/tools/index.js'
 import { UNTRUSTED_NOTICE } from '../../../services/web/mcp/untrusted.js'
 import { mintKey } from '../../../shared/keys.js'
-import { seedEnvironment, seedTicket } from '../../helpers/friction-seed.js'
+import { seedEnvironment, seedTicket } from '../../helpers/investigation/friction-seed.js'
 import { callTool, connectAgent, otherProject, storeEvents } from '../../helpers/mcp.js'
 import { scrape } from '../../helpers/metrics.js'
 import { startTestStack } from '../../helpers/stack.js'

@@ -5,7 +5,7 @@ import { scrapeMetrics } from '../../../shared/metrics.js'
 import { createObjectStore, ObjectStoreUnavailable, type ObjectStore } from '../../../shared/object-store.js'
 import { DAY, HOUR, MINUTE } from '../../../shared/time.js'
 import { parseMetrics } from '../../helpers/metrics.js'
-import { capturedLog, chunkOf, recorderDrained, recorderGroup, sendChunk } from '../../helpers/recording-chunks.js'
+import { capturedLog, chunkOf, recorderDrained, recorderGroup, sendChunk } from '../../helpers/browser/recording-chunks.js'
 import { startTestStack } from '../../helpers/stack.js'
 
 /** A stack with the fs object store; recorders made on it share the test's log lines. */

@@ -4,7 +4,7 @@ import { envelopeFields } from '../../../shared/domain/event.js'
 import { createObjectStore } from '../../../shared/object-store.js'
 import { SERVICE_NAMES } from '../../../shared/config/index.js'
 import { textOf } from '../../helpers/processes.js'
-import { chunkOf, recorderDrained, sendChunk } from '../../helpers/recording-chunks.js'
+import { chunkOf, recorderDrained, sendChunk } from '../../helpers/browser/recording-chunks.js'
 import { sampleEvent, startTestStack, waitFor } from '../../helpers/stack.js'
 
 t.test('a worker hosting every service runs the recorder beside the grouper: /health lists it, chunks are recorded, and an event naming its recording is stored with it under the same user key', async (t) => {

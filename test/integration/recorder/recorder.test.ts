@@ -6,7 +6,7 @@ import { createObjectStore } from '../../../shared/object-store.js'
 import { chunkFields } from '../../../shared/domain/recording-chunk.js'
 import { userKey } from '../../../shared/domain/user-key.js'
 import { parseMetrics } from '../../helpers/metrics.js'
-import { capturedLog, chunkOf, recorderDrained, recorderGroup, sendChunk } from '../../helpers/recording-chunks.js'
+import { capturedLog, chunkOf, recorderDrained, recorderGroup, sendChunk } from '../../helpers/browser/recording-chunks.js'
 import { startTestStack } from '../../helpers/stack.js'
 
 interface RecordingRow {

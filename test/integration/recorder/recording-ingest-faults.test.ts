@@ -5,7 +5,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createGzip } from 'node:zlib'
 import t from 'tap'
-import { everythingStored, ledger, postChunk, sampleChunk, storedObjects, streamEntries } from '../../helpers/recording-wire.js'
+import { everythingStored, ledger, postChunk, sampleChunk, storedObjects, streamEntries } from '../../helpers/browser/recording-wire.js'
 import { startTestStack, type TestStack } from '../../helpers/stack.js'
 
 const NOTHING = { entries: 0, ledger: 0, objects: [] }

@@ -3,8 +3,8 @@
 // chunk is refused with 503 and nothing is stored; once it is back the chunk sent again is taken.
 import { gunzipSync, gzipSync } from 'node:zlib'
 import t from 'tap'
-import { ledger, postChunk, sampleChunk, streamEntries } from '../../helpers/recording-wire.js'
-import { startS3rver } from '../../helpers/s3rver.js'
+import { ledger, postChunk, sampleChunk, streamEntries } from '../../helpers/browser/recording-wire.js'
+import { startS3rver } from '../../helpers/loopback/s3rver.js'
 import { startTestStack } from '../../helpers/stack.js'
 
 t.test('a chunk round-trips through the S3 plugin into s3rver, and an outage of s3rver costs a 503 and nothing stored', async (t) => {

@@ -9,7 +9,7 @@ import { gunzipSync, gzipSync } from 'node:zlib'
 import t from 'tap'
 import { chunkFromFields } from '../../../shared/domain/recording-chunk.js'
 import { scrape } from '../../helpers/metrics.js'
-import { everythingStored, ledger, postChunk, sampleChunk, streamEntries } from '../../helpers/recording-wire.js'
+import { everythingStored, ledger, postChunk, sampleChunk, streamEntries } from '../../helpers/browser/recording-wire.js'
 import { startTestStack } from '../../helpers/stack.js'
 
 const NOTHING = { entries: 0, ledger: 0, objects: [] }

@@ -13,7 +13,7 @@ import { embedText } from '../../../plugins/embeddings-local/hashed-ngrams.js'
 import { createEmbedder, mainThreadEmbedder, POOL_TASK_TEXTS } from '../../../services/matcher/embeddings/index.js'
 import { loadConfig } from '../../../shared/config/index.js'
 import { EmbeddingsUnavailable, type EmbeddingsPlugin } from '../../../shared/plugins/embeddings-types.js'
-import { startEmbeddingsServer } from '../../helpers/embeddings-server.js'
+import { startEmbeddingsServer } from '../../helpers/loopback/embeddings-server.js'
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
 const texts = Array.from({ length: 3 * POOL_TASK_TEXTS + 5 }, (_, i) => `${SAMPLE_NARRATIVES[i % SAMPLE_NARRATIVES.length]} [${'abcdefghij'[i % 10]}${i}]`)

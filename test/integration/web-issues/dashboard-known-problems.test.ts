@@ -3,7 +3,7 @@ import t from 'tap'
 import type { Queryable } from '../../../shared/db/index.js'
 import { approveNewProject, DashboardClient } from '../../helpers/dashboard.js'
 import { dueForUnpublishing, thresholds } from '../../../services/matcher/read/gate.js'
-import { decide, seedEnvironment, seedFix } from '../../helpers/friction-seed.js'
+import { decide, seedEnvironment, seedFix } from '../../helpers/investigation/friction-seed.js'
 import { startTestStack } from '../../helpers/stack.js'
 import { seededByHand } from '../../helpers/suite-invariants.js'
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { createObjectStore } from '../../../shared/object-store.js'
 import { approveNewProject, DashboardClient } from '../../helpers/dashboard.js'
-import { addAlert, click, pageLoad, seedRecording, svcError } from '../../helpers/recording-fixture.js'
+import { addAlert, click, pageLoad, seedRecording, svcError } from '../../helpers/browser/recording-fixture.js'
 import { startTestStack } from '../../helpers/stack.js'
 
 const T0 = Date.parse('2026-11-21T10:00:00.000Z')

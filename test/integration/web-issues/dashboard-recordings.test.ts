@@ -7,7 +7,7 @@ import { walkChunks } from '../../../services/recorder/read/chunks.js'
 import { listChunks, storedEventId } from '../../../services/recorder/read/recordings.js'
 import { createObjectStore } from '../../../shared/object-store.js'
 import { approveNewProject, DashboardClient } from '../../helpers/dashboard.js'
-import { addAlert, click, pageLoad, seedRecording, svcError, type RrwebEvent } from '../../helpers/recording-fixture.js'
+import { addAlert, click, pageLoad, seedRecording, svcError, type RrwebEvent } from '../../helpers/browser/recording-fixture.js'
 import { sampleEvent, startTestStack, type TestStack } from '../../helpers/stack.js'
 
 const T0 = Date.parse('2026-11-20T09:00:00.000Z')

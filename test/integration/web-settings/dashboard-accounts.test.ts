@@ -3,7 +3,7 @@ import t from 'tap'
 import { createLogger } from '../../../shared/log.js'
 import { loadPlugin } from '../../../shared/plugins/loader.js'
 import { DashboardClient } from '../../helpers/dashboard.js'
-import { startGithubLoopback } from '../../helpers/github-loopback.js'
+import { startGithubLoopback } from '../../helpers/loopback/github-loopback.js'
 import { startTestStack } from '../../helpers/stack.js'
 
 t.test('signing up starts a session: HttpOnly, SameSite=Lax, Path=/ cookie whose token is stored only as a hash', async (t) => {

@@ -6,8 +6,8 @@ import t from 'tap'
 import { createLogger } from '../../../shared/log.js'
 import { loadPlugin } from '../../../shared/plugins/loader.js'
 import { approveNewProject, DashboardClient } from '../../helpers/dashboard.js'
-import { closedOrigin } from '../../helpers/github-loopback.js'
-import { startLoopbackPlugins } from '../../helpers/loopback-plugins.js'
+import { closedOrigin } from '../../helpers/loopback/github-loopback.js'
+import { startLoopbackPlugins } from '../../helpers/loopback/loopback-plugins.js'
 import { startTestStack, type TestStack } from '../../helpers/stack.js'
 
 const { github, githubSettings, codehost, chat } = await startLoopbackPlugins(t)

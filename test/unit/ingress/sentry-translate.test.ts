@@ -6,7 +6,7 @@ import { parseEnvelope } from '../../../services/ingress/sentry/envelope.js'
 import { stackText } from '../../../services/ingress/sentry/stack-text.js'
 import { translateEvent } from '../../../services/ingress/sentry/translate.js'
 import { parseEvent } from '../../../services/ingress/validate-event.js'
-import { browserEvent } from '../../helpers/sentry.js'
+import { browserEvent } from '../../helpers/browser/sentry.js'
 
 // One bug in Chrome, as our SDK sends error.stack and as @sentry/browser's parser lists the frames (oldest first).
 const ourStack = [

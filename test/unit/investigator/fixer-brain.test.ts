@@ -3,9 +3,9 @@ import { cp, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { fixerBrain, reviewerBrain, serviceBrain, type FixerOptions } from '../../helpers/fixer-brain.js'
-import { driveFix, FIX_TOOLS, fixMessage, runShell, type Driven, type LoopOptions } from '../../helpers/fixer-brain-loop.js'
-import type { ModelTurn } from '../../helpers/model-server.js'
+import { fixerBrain, reviewerBrain, serviceBrain, type FixerOptions } from '../../helpers/investigation/fixer-brain.js'
+import { driveFix, FIX_TOOLS, fixMessage, runShell, type Driven, type LoopOptions } from '../../helpers/investigation/fixer-brain-loop.js'
+import type { ModelTurn } from '../../helpers/loopback/model-server.js'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const FIXTURE = join(ROOT, 'test/fixtures/investigate-app')

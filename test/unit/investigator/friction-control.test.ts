@@ -3,7 +3,7 @@ import { CONTROL_NAMES_MAX, foldLabel, sameControl, screenOf, stableId, withName
 import { detectFriction } from '../../../services/matcher/friction/detectors.js'
 import { subjectOf } from '../../../services/matcher/friction/narrative.js'
 import { PageModel } from '../../../services/matcher/friction/page-model.js'
-import type { RrwebEvent } from '../../helpers/recording-fixture.js'
+import type { RrwebEvent } from '../../helpers/browser/recording-fixture.js'
 
 const T0 = Date.parse('2026-11-20T09:00:00.000Z')
 

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { detectFriction, MAX_FINDINGS, type FrictionFinding } from '../../../services/matcher/friction/detectors.js'
-import { addAlert, click, pageLoad, svcError, type RrwebEvent } from '../../helpers/recording-fixture.js'
+import { addAlert, click, pageLoad, svcError, type RrwebEvent } from '../../helpers/browser/recording-fixture.js'
 
 const T0 = Date.parse('2026-11-20T09:00:00.000Z')
 const PAY = 'button#pay.primary.big "Pay now"'

@@ -3,7 +3,7 @@ import { detectFriction } from '../../../services/matcher/friction/detectors.js'
 import { narrate, NARRATIVE_MAX } from '../../../services/matcher/friction/narrative.js'
 import { PageModel, pageOf } from '../../../services/matcher/friction/page-model.js'
 import { cleanText } from '../../../shared/domain/untrusted-text.js'
-import { click, pageLoad, svcError, type RrwebEvent } from '../../helpers/recording-fixture.js'
+import { click, pageLoad, svcError, type RrwebEvent } from '../../helpers/browser/recording-fixture.js'
 
 const T0 = Date.parse('2026-11-20T09:00:00.000Z')
 

@@ -5,9 +5,9 @@ import t from 'tap'
 import { parseStack } from '../../../services/grouper/grouping/stack-parse.js'
 import { parseEvent } from '../../../services/ingress/validate-event.js'
 import { normalizeSourcePath } from '../../../shared/domain/source-path.js'
-import { buildInvestigateFixture, type FixtureBug, type InvestigateFixture } from '../../helpers/investigate-fixture.js'
-import { investigatorBrain, type BrainOptions, type BrainStep } from '../../helpers/investigator-brain.js'
-import type { Script } from '../../helpers/model-server.js'
+import { buildInvestigateFixture, type FixtureBug, type InvestigateFixture } from '../../helpers/investigation/investigate-fixture.js'
+import { investigatorBrain, type BrainOptions, type BrainStep } from '../../helpers/investigation/investigator-brain.js'
+import type { Script } from '../../helpers/loopback/model-server.js'
 import type { ModelMessage } from '../../../shared/plugins/model-types.js'
 
 const fixture = await buildInvestigateFixture()

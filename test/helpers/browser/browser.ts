@@ -11,12 +11,12 @@ import { join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { chromium, type Browser } from 'playwright-core'
-import { childEnv } from './env.js'
-import { PATIENCE_MS } from './patience.js'
+import { childEnv } from '../env.js'
+import { PATIENCE_MS } from '../patience.js'
 
 export const CHROMIUM = '/usr/bin/chromium'
 export const FIREFOX = '/usr/bin/firefox-esr'
-const SDK_DIST = fileURLToPath(new URL('../../sdk/dist/', import.meta.url))
+const SDK_DIST = fileURLToPath(new URL('../../../sdk/dist/', import.meta.url))
 
 interface Teardown {
   teardown(fn: () => unknown): void
@@ -28,7 +28,7 @@ interface Teardown {
  */
 export function ensureSdkBuilt(): void {
   if (existsSync(`${SDK_DIST}index.js`)) return
-  execFileSync(process.execPath, [fileURLToPath(new URL('../../sdk/build.mjs', import.meta.url))], { stdio: 'inherit' })
+  execFileSync(process.execPath, [fileURLToPath(new URL('../../../sdk/build.mjs', import.meta.url))], { stdio: 'inherit' })
 }
 
 /** Headless Chromium from Debian, closed with the test; fails with the install line when missing. */
@@ -122,7 +122,7 @@ export async function servePages(t: Teardown, pages: Record<string, string>, tun
   return `http://localhost:${port}`
 }
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url))
+const REPO = fileURLToPath(new URL('../../../', import.meta.url))
 
 /**
  * The environment of a user's shell: childEnv, less the npm_* variables `npm test` sets (such as

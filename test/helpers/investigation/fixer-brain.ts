@@ -7,10 +7,10 @@
  * their own tool calls steer them. Options make the fixer dishonest or unlucky in the ways the fix
  * stage must catch; serviceBrain routes each turn to the brain its tools call for.
  */
-import type { ModelMessage } from '../../shared/plugins/model-types.js'
+import type { ModelMessage } from '../../../shared/plugins/model-types.js'
 import { investigatorBrain, type BrainOptions, type BrainStep } from './investigator-brain.js'
 import { codeEdits, existingTestPath, formatEdit, regressionTestPath, sibling, testCommand, testSource, type Edit } from './fixer-brain-code.js'
-import type { ModelTurn } from './model-server.js'
+import type { ModelTurn } from '../loopback/model-server.js'
 
 /** Ways to make the fixer dishonest or unlucky, one per test of the fix stage. */
 export interface FixerOptions {

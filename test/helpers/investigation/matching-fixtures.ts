@@ -5,10 +5,10 @@
  */
 import { randomUUID } from 'node:crypto'
 import { toSql } from 'pgvector/pg'
-import type { Queryable } from '../../shared/db/index.js'
-import { EMBEDDING_DIMENSIONS } from '../../shared/plugins/embeddings-types.js'
-import { controlNames, foldLabel, screenOf, stableId } from '../../services/matcher/friction/control.js'
-import type { FindingKind } from '../../services/matcher/store/entities.js'
+import type { Queryable } from '../../../shared/db/index.js'
+import { EMBEDDING_DIMENSIONS } from '../../../shared/plugins/embeddings-types.js'
+import { controlNames, foldLabel, screenOf, stableId } from '../../../services/matcher/friction/control.js'
+import type { FindingKind } from '../../../services/matcher/store/entities.js'
 
 /** The model name hand-made vectors are stored under. */
 export const HAND_MADE_MODEL = 'test:hand-made'

@@ -30,7 +30,7 @@ export interface InvestigateFixture {
   cleanup(): Promise<void>
 }
 
-const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url))
+const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url))
 const ORIGIN = 'https://shop.example'
 const PAGE_URL = `${ORIGIN}/cart`
 const APP_URL = `${ORIGIN}/assets/app.js`
@@ -38,7 +38,7 @@ const WIDGET_URL = `${ORIGIN}/assets/widget.js`
 const TAG_URL = 'https://cdn.shop-analytics.example/tag.js'
 const RELEASE = 'shop@1.4.0'
 const USER_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36'
-const SDK_VERSION = (JSON.parse(readFileSync(new URL('../../sdk/package.json', import.meta.url), 'utf8')) as { version: string }).version
+const SDK_VERSION = (JSON.parse(readFileSync(new URL('../../../sdk/package.json', import.meta.url), 'utf8')) as { version: string }).version
 
 interface Thrown {
   type: string

@@ -8,11 +8,11 @@
 import { spawn } from 'node:child_process'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join, normalize } from 'node:path'
-import type { ModelMessage } from '../../shared/plugins/model-types.js'
-import { indexRepository } from '../../services/investigator/analysis/repo-paths.js'
-import { createRepoTools } from '../../services/investigator/analysis/repo-tools.js'
+import type { ModelMessage } from '../../../shared/plugins/model-types.js'
+import { indexRepository } from '../../../services/investigator/analysis/repo-paths.js'
+import { createRepoTools } from '../../../services/investigator/analysis/repo-tools.js'
 import type { BrainStep } from './investigator-brain.js'
-import type { ModelTurn } from './model-server.js'
+import type { ModelTurn } from '../loopback/model-server.js'
 
 /** The tools the fix conversation offers, in order. */
 export const FIX_TOOLS = ['list_files', 'read_file', 'search', 'write_file', 'edit_file', 'run_command', 'declare_test', 'submit_fix'] as const

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import type { TestStack } from './stack.js'
+import type { TestStack } from '../stack.js'
 
 /** rrweb event numbers (EventType, IncrementalSource, MouseInteractions). */
 export const RRWEB = { fullSnapshot: 2, incremental: 3, meta: 4, custom: 5, mouseInteraction: 2, click: 2, mouseUp: 0, scroll: 3 } as const

@@ -6,9 +6,9 @@
  */
 import { createHash, randomUUID } from 'node:crypto'
 import { gzipSync } from 'node:zlib'
-import type { Queryable } from '../../shared/db/index.js'
-import type { ObjectStore } from '../../shared/object-store.js'
-import { userKey } from '../../shared/domain/user-key.js'
+import type { Queryable } from '../../../shared/db/index.js'
+import type { ObjectStore } from '../../../shared/object-store.js'
+import { userKey } from '../../../shared/domain/user-key.js'
 
 export interface RrwebEvent {
   type: number

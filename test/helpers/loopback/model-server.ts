@@ -8,8 +8,8 @@
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { ModelScriptStep } from '../../plugins/conformance/model.js'
-import type { ModelMessage, ModelToolCall } from '../../shared/plugins/model-types.js'
+import type { ModelScriptStep } from '../../../plugins/conformance/model.js'
+import type { ModelMessage, ModelToolCall } from '../../../shared/plugins/model-types.js'
 
 /** One request the server received, decoded from the wire into the neutral form. */
 export interface ModelTurn {

@@ -5,9 +5,9 @@
  * line that names it and answers in_code citing that line exactly; without a hit, undetermined.
  * Stateless: every turn re-reads the conversation.
  */
-import type { ModelMessage } from '../../shared/plugins/model-types.js'
+import type { ModelMessage } from '../../../shared/plugins/model-types.js'
 import type { BrainStep } from './investigator-brain.js'
-import type { ModelTurn } from './model-server.js'
+import type { ModelTurn } from '../loopback/model-server.js'
 
 interface Use {
   name: string

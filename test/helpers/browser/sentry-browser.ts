@@ -8,9 +8,9 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
-import { PATIENCE_MS } from './patience.js'
+import { PATIENCE_MS } from '../patience.js'
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url))
+const REPO = fileURLToPath(new URL('../../../', import.meta.url))
 
 /** @sentry/browser (from the repository's node_modules) as one browser ES module. */
 export async function sentryBundle(): Promise<string> {

@@ -3,8 +3,8 @@
  * end (the webhook and the poller): the project attached to its repository, an issue in pr_created
  * after an investigated episode, and the fix row as delivery leaves it.
  */
-import type { Db } from '../../shared/db/index.js'
-import { seededByHand } from './suite-invariants.js'
+import type { Db } from '../../../shared/db/index.js'
+import { seededByHand } from '../suite-invariants.js'
 
 export const HEAD_SHA = '3f2c1b0a9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b'
 

@@ -6,13 +6,13 @@
 import { createHash } from 'node:crypto'
 import { gzipSync } from 'node:zlib'
 import type { Redis } from 'ioredis'
-import { createLogger, type Logger } from '../../shared/log.js'
-import type { ObjectStore } from '../../shared/object-store.js'
-import { chunkFields, chunkObjectKey, type RecordingChunk } from '../../shared/domain/recording-chunk.js'
-import type { StreamKeys } from '../../shared/redis.js'
-import { ensureGroup, queueDepth } from '../../shared/streams/index.js'
-import { GROUPS } from '../../shared/topology.js'
-import { waitFor } from './stack.js'
+import { createLogger, type Logger } from '../../../shared/log.js'
+import type { ObjectStore } from '../../../shared/object-store.js'
+import { chunkFields, chunkObjectKey, type RecordingChunk } from '../../../shared/domain/recording-chunk.js'
+import type { StreamKeys } from '../../../shared/redis.js'
+import { ensureGroup, queueDepth } from '../../../shared/streams/index.js'
+import { GROUPS } from '../../../shared/topology.js'
+import { waitFor } from '../stack.js'
 
 export interface ChunkPlace {
   objects: ObjectStore

@@ -9,18 +9,18 @@ import { randomBytes } from 'node:crypto'
 import { readFile, rm } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createLogger } from '../../shared/log.js'
-import { createOrm, type Orm } from '../../shared/db/orm.js'
-import { loadPlugin } from '../../shared/plugins/loader.js'
-import type { CodehostPlugin, ModelPlugin } from '../../shared/plugins/types.js'
-import { INVESTIGATOR_ENTITIES } from '../../services/investigator/store/entities.js'
-import { checkInvestigations, type Violation } from '../../services/investigator/store/invariants.js'
+import { createLogger } from '../../../shared/log.js'
+import { createOrm, type Orm } from '../../../shared/db/orm.js'
+import { loadPlugin } from '../../../shared/plugins/loader.js'
+import type { CodehostPlugin, ModelPlugin } from '../../../shared/plugins/types.js'
+import { INVESTIGATOR_ENTITIES } from '../../../services/investigator/store/entities.js'
+import { checkInvestigations, type Violation } from '../../../services/investigator/store/invariants.js'
 import { buildInvestigateFixture, type FixtureBug, type InvestigateFixture } from './investigate-fixture.js'
 import { investigatorBrain } from './investigator-brain.js'
-import { makeRepository } from './git-repository.js'
-import { startGithubLoopback, type GithubLoopback } from './github-loopback.js'
-import { startModelServer, type ModelServer, type Script } from './model-server.js'
-import { postEvent, startTestStack, waitFor, type TestStack } from './stack.js'
+import { makeRepository } from '../loopback/git-repository.js'
+import { startGithubLoopback, type GithubLoopback } from '../loopback/github-loopback.js'
+import { startModelServer, type ModelServer, type Script } from '../loopback/model-server.js'
+import { postEvent, startTestStack, waitFor, type TestStack } from '../stack.js'
 
 export const REPO = 'shop-co/shop'
 export const MODEL_KEY = `sk-test-${randomBytes(12).toString('hex')}`
@@ -46,7 +46,7 @@ export interface HarnessOptions {
 }
 
 /** The template the fix tests use: the fixture's suite, with the repository's node_modules mounted read-only. */
-export const FIXTURE_TEMPLATE = fileURLToPath(new URL('../fixtures/sandbox-template', import.meta.url))
+export const FIXTURE_TEMPLATE = fileURLToPath(new URL('../../fixtures/sandbox-template', import.meta.url))
 
 export interface Harness {
   stack: TestStack

@@ -6,8 +6,8 @@
  * it looks only at the structured fields of <event_data> and at the lines its own reads returned.
  * Options make it lie in the ways the investigator must catch.
  */
-import type { ModelMessage } from '../../shared/plugins/model-types.js'
-import type { ModelTurn } from './model-server.js'
+import type { ModelMessage } from '../../../shared/plugins/model-types.js'
+import type { ModelTurn } from '../loopback/model-server.js'
 
 /** What the brain answers with: the model-reply kind of the server's ScriptStep. */
 export interface BrainStep {

@@ -6,7 +6,7 @@
  * the browser's user agent.
  */
 import puppeteer from 'puppeteer-core'
-import { PATIENCE_MS } from './patience.js'
+import { PATIENCE_MS } from '../patience.js'
 
 const [url, selector] = process.argv.slice(2)
 const browser = await puppeteer.launch({ browser: 'firefox', executablePath: '/usr/bin/firefox-esr', headless: true })

@@ -5,9 +5,9 @@
  */
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import type { Queryable } from '../../shared/db/index.js'
-import { childEnv } from './env.js'
-import { SVC } from './processes.js'
+import type { Queryable } from '../../../shared/db/index.js'
+import { childEnv } from '../env.js'
+import { SVC } from '../processes.js'
 
 const MINUTE = 60_000
 

@@ -5,8 +5,8 @@
  * (dsn only behind a tunnel); an event item's header is {"type":"event"} with no length, and the
  * payload runs to the newline. Frames are listed oldest first, as Sentry does.
  */
-import type { Queryable } from '../../shared/db/index.js'
-import { readDsnNumber, sentryDsn } from '../../services/web/projects/dsn.js'
+import type { Queryable } from '../../../shared/db/index.js'
+import { readDsnNumber, sentryDsn } from '../../../services/web/projects/dsn.js'
 
 export const SENTRY_CLIENT = 'sentry.javascript.browser/11.0.0'
 const SDK = { name: 'sentry.javascript.browser', version: '11.0.0' }

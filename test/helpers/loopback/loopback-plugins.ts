@@ -3,10 +3,10 @@
  * Slack's official clients), pointed at loopback servers that speak their wire protocols. Closed
  * with the test.
  */
-import type { Logger } from '../../shared/log.js'
-import { createLogger } from '../../shared/log.js'
-import { loadPlugin } from '../../shared/plugins/loader.js'
-import type { ChatPlugin, CodehostPlugin } from '../../shared/plugins/types.js'
+import type { Logger } from '../../../shared/log.js'
+import { createLogger } from '../../../shared/log.js'
+import { loadPlugin } from '../../../shared/plugins/loader.js'
+import type { ChatPlugin, CodehostPlugin } from '../../../shared/plugins/types.js'
 import { startChatLoopback, type ChatLoopback } from './chat-loopback.js'
 import { startGithubLoopback, type GithubLoopback } from './github-loopback.js'
 
