@@ -84,8 +84,14 @@ export type StorageGaugeDeps = StorageFigureDeps
 
 /** Counts every project's figures, shares them with the fleet for keepMs and serves them from this process's gauges. */
 export async function countStorage(deps: StorageGaugeDeps, keepMs: number = KEPT_INTERVALS * STORAGE_GAUGES_EVERY_MS): Promise<StorageFigures> {
-  const figures = await countFigures(deps)
+  const figures = await countAndShare(deps, keepMs)
   serve(figures)
+  return figures
+}
+
+/** Counts every project's figures and shares them with the fleet for keepMs; serving them is the caller's. */
+async function countAndShare(deps: StorageGaugeDeps, keepMs: number): Promise<StorageFigures> {
+  const figures = await countFigures(deps)
   await shareFigures(deps.redis, deps.keys, figures, keepMs)
   return figures
 }
@@ -142,7 +148,7 @@ export class StorageGauges extends EventEmitter {
   }
 
   async #count(keepMs: number): Promise<void> {
-    const figures = await countStorage(this.deps, keepMs)
+    const figures = await countAndShare(this.deps, keepMs)
     this.#adopt(figures)
     this.emit('counted', figures)
   }

@@ -1,7 +1,7 @@
 // The workers' upkeep sweep (docs/storage.md): old ended digests with their items, setup sessions
 // long past their expiry and old dead letters go; new ones, and digests still at work, stay. And
 // the per-project storage gauges a worker's /metrics serves from its background count.
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import { removeOldDigests } from '../../../services/digester/commands.js'
 import { removeExpiredSetupSessions } from '../../../services/web/commands/setup-sessions.js'
@@ -9,12 +9,11 @@ import { startWorker } from '../../../services/worker/index.js'
 import { countStorage } from '../../../services/worker/storage-gauges.js'
 import { upkeepSweeper } from '../../../services/worker/upkeep.js'
 import { dataConfig } from '../../../shared/config/data.js'
-import { addIntakeTally } from '../../../shared/domain/intake-tally.js'
 import { createLogger } from '../../../shared/log.js'
 import { createObjectStore } from '../../../shared/object-store.js'
 import { groupKeys, listDeadLetters } from '../../../shared/streams/index.js'
 import { DAY } from '../../../shared/time.js'
-import { insertIssue } from '../../helpers/members.js'
+import { seedStorage } from '../../helpers/events-seed.js'
 import { scrape } from '../../helpers/metrics.js'
 import { SEED_PROJECT_ID } from '../../../shared/db/seed.js'
 import { startTestStack, type TestStack } from '../../helpers/stack.js'
@@ -90,15 +89,7 @@ t.test('each pass is bounded: a backlog goes over several passes, oldest first',
 
 t.test("a worker's /metrics serves each project's storage figures, counted in the background", async (t) => {
   const stack = await startTestStack(t)
-  const issueId = await insertIssue(stack, SEED_PROJECT_ID, 'TypeError')
-  await stack.db.query(
-    `INSERT INTO events (id, project_id, issue_id, occurred_at, received_at, grouping, payload)
-     SELECT gen_random_uuid(), $1, $2, now() - make_interval(hours => n), now() - make_interval(hours => n), '{}', '{}' FROM generate_series(1, 3) n`,
-    [SEED_PROJECT_ID, issueId],
-  )
-  await stack.db.query(`INSERT INTO recordings (project_id, id, session_id, started_at, last_at, received_at, bytes) VALUES ($1, $2, 's', now(), now(), now(), 2048)`, [SEED_PROJECT_ID, randomUUID()])
-  await addIntakeTally(stack.redis, stack.keys, SEED_PROJECT_ID, 'refused', 4)
-  await addIntakeTally(stack.redis, stack.keys, SEED_PROJECT_ID, 'sampled', 9)
+  await seedStorage(stack, SEED_PROJECT_ID)
   const log = createLogger('silent')
   const worker = await startWorker({ db: stack.db, objects: await createObjectStore(stack.config.objectStore, log), redis: stack.redis, keys: stack.keys, log, services: [], timing: stack.config.stream, healthPort: 0, healthHost: '127.0.0.1' })
   t.teardown(() => worker.stop())

@@ -1,28 +1,13 @@
 // The storage gauges' count (docs/metrics.md "Storage"): one worker of the fleet counts each
 // interval under a Redis lock and shares the figures; every worker serves the same ones from
 // memory, and keeps them while Redis is away.
-import { randomUUID } from 'node:crypto'
 import t, { type Test } from 'tap'
 import { StorageGauges, type StorageGaugeTiming } from '../../../services/worker/storage-gauges.js'
 import type { StorageFigures } from '../../../services/worker/storage-figures.js'
 import { SEED_PROJECT_ID } from '../../../shared/db/seed.js'
-import { addIntakeTally } from '../../../shared/domain/intake-tally.js'
 import { createRedis } from '../../../shared/redis.js'
-import { insertIssue } from '../../helpers/members.js'
+import { seedStorage } from '../../helpers/events-seed.js'
 import { startTestStack, waitFor, type TestStack } from '../../helpers/stack.js'
-
-/** A project with 3 events (the oldest 3 hours old), 2048 bytes of recordings and tallies of 4 refused and 9 sampled. */
-async function seedStorage(stack: TestStack): Promise<void> {
-  const issueId = await insertIssue(stack, SEED_PROJECT_ID, 'TypeError')
-  await stack.db.query(
-    `INSERT INTO events (id, project_id, issue_id, occurred_at, received_at, grouping, payload)
-     SELECT gen_random_uuid(), $1, $2, now() - make_interval(hours => n), now() - make_interval(hours => n), '{}', '{}' FROM generate_series(1, 3) n`,
-    [SEED_PROJECT_ID, issueId],
-  )
-  await stack.db.query(`INSERT INTO recordings (project_id, id, session_id, started_at, last_at, received_at, bytes) VALUES ($1, $2, 's', now(), now(), now(), 2048)`, [SEED_PROJECT_ID, randomUUID()])
-  await addIntakeTally(stack.redis, stack.keys, SEED_PROJECT_ID, 'refused', 4)
-  await addIntakeTally(stack.redis, stack.keys, SEED_PROJECT_ID, 'sampled', 9)
-}
 
 /** Two workers' gauges on the same Redis and database, each counting its own passes; stopped with the test. */
 function twoWorkers(t: Test, stack: TestStack, timing: StorageGaugeTiming): { gauges: StorageGauges[]; counts: number[] } {
@@ -41,7 +26,7 @@ const seedFigures = (figures: StorageFigures | undefined) => figures?.projects.g
 
 t.test("of two workers' storage gauges, one counts the projects and both serve the figures it shared", async (t) => {
   const stack = await startTestStack(t)
-  await seedStorage(stack)
+  await seedStorage(stack, SEED_PROJECT_ID)
   // An interval no test outlasts: only the count each worker tries at start can run.
   const { gauges, counts } = twoWorkers(t, stack, { everyMs: 10 * 60_000, refreshMs: 50 })
   for (const g of gauges) g.start()
@@ -59,7 +44,7 @@ t.test("of two workers' storage gauges, one counts the projects and both serve t
 
 t.test('a fleet of two workers counts once per interval, not once per worker', async (t) => {
   const stack = await startTestStack(t)
-  await seedStorage(stack)
+  await seedStorage(stack, SEED_PROJECT_ID)
   const { gauges, counts } = twoWorkers(t, stack, { everyMs: 300, refreshMs: 50 })
   for (const g of gauges) g.start()
   await new Promise((resolve) => setTimeout(resolve, 1600))
@@ -72,7 +57,7 @@ t.test('a fleet of two workers counts once per interval, not once per worker', a
 
 t.test('a worker whose Redis is away keeps serving the last figures, and stops cleanly', async (t) => {
   const stack = await startTestStack(t)
-  await seedStorage(stack)
+  await seedStorage(stack, SEED_PROJECT_ID)
   const redis = createRedis(stack.redisUrl, { maxRetriesPerRequest: 1 })
   const gauges = new StorageGauges({ db: stack.db, redis, keys: stack.keys }, { everyMs: 10 * 60_000, refreshMs: 25 })
   const outages: unknown[] = []
