@@ -17,7 +17,7 @@ import { readEvent } from './read-event.js'
 import type { Symbolicator } from './symbolication/symbolicator.js'
 import { upsertIssues } from './upsert-issues.js'
 import { bumpIssueCounters, upsertActors } from './issue-counters.js'
-import { recordSeen, reopenOnEvents, routeMerged } from './triage/on-events.js'
+import { recordSeen, refuseMergedMeanwhile, reopenOnEvents, routeMerged } from './triage/on-events.js'
 import type { Grouped, Prepared } from './prepared.js'
 import { DEFAULT_SAMPLING, planSampling, SLIM_PAYLOAD, windowsAfter, type IssueSampling } from './issue-sampling.js'
 
@@ -112,6 +112,7 @@ async function storePrepared(client: pg.PoolClient, prepared: Prepared[], outcom
   const own = await upsertIssues(client, prepared, known.issues, created)
   const { ids: issueIds, from } = await routeMerged(client, own)
   const plan = await planSampling(client, prepared, issueIds, sampling)
+  await refuseMergedMeanwhile(client, issueIds, from)
   const inserted = await insertEvents(client, prepared, issueIds, environmentIds, from, plan.slim)
   outcome.stored = inserted.length
   for (const x of inserted) if (plan.slim.has(x.envelope.id)) outcome.sampled[x.envelope.projectId] = (outcome.sampled[x.envelope.projectId] ?? 0) + 1
