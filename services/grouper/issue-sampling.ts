@@ -75,6 +75,8 @@ function byIssue(events: readonly Prepared[], issueIds: Map<string, string>): Ma
 export interface SamplingPlan {
   slim: ReadonlySet<string>
   windows: ReadonlyMap<string, SampleWindow>
+  /** The batch's issues found merged once locked (a merge may have committed while the lock was awaited). */
+  merged: ReadonlySet<string>
 }
 
 /**
@@ -86,20 +88,21 @@ export interface SamplingPlan {
  */
 export async function planSampling(client: pg.PoolClient, prepared: readonly Prepared[], issueIds: Map<string, string>, sampling: IssueSampling): Promise<SamplingPlan> {
   const events = byIssue(prepared, issueIds)
-  const { rows } = await client.query<{ id: string; sample_window_start: Date | null; sample_window_events: number }>(
-    'SELECT id, sample_window_start, sample_window_events FROM issues WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE',
+  const { rows } = await client.query<{ id: string; sample_window_start: Date | null; sample_window_events: number; merged: boolean }>(
+    'SELECT id, sample_window_start, sample_window_events, merged_into IS NOT NULL AS merged FROM issues WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE',
     [[...events.keys()]],
   )
   const windows = new Map(rows.map((row) => [row.id, { start: row.sample_window_start?.getTime() ?? null, events: row.sample_window_events }]))
+  const merged = new Set(rows.filter((row) => row.merged).map((row) => row.id))
   const slim = new Set<string>()
   const full = [...events].filter(([issueId, list]) => walkWindow(windows.get(issueId)!, list, sampling).slim.length > 0)
-  if (full.length === 0) return { slim, windows }
+  if (full.length === 0) return { slim, windows, merged }
   const { rows: stored } = await client.query<{ id: string }>('SELECT id FROM events WHERE id = ANY($1::uuid[])', [full.flatMap(([, list]) => list.map((e) => e.id))])
   const already = new Set(stored.map((row) => row.id))
   for (const [issueId, list] of full) {
     for (const id of walkWindow(windows.get(issueId)!, list.filter((e) => !already.has(e.id)), sampling).slim) slim.add(id)
   }
-  return { slim, windows }
+  return { slim, windows, merged }
 }
 
 /** Each issue's window after the events the batch newly stored (the counters' update writes it). */

@@ -112,7 +112,7 @@ async function storePrepared(client: pg.PoolClient, prepared: Prepared[], outcom
   const own = await upsertIssues(client, prepared, known.issues, created)
   const { ids: issueIds, from } = await routeMerged(client, own)
   const plan = await planSampling(client, prepared, issueIds, sampling)
-  await refuseMergedMeanwhile(client, issueIds, from)
+  refuseMergedMeanwhile(plan.merged, issueIds, from)
   const inserted = await insertEvents(client, prepared, issueIds, environmentIds, from, plan.slim)
   outcome.stored = inserted.length
   for (const x of inserted) if (plan.slim.has(x.envelope.id)) outcome.sampled[x.envelope.projectId] = (outcome.sampled[x.envelope.projectId] ?? 0) + 1

@@ -32,14 +32,11 @@ export async function routeMerged(client: pg.PoolClient, own: ReadonlyMap<string
 
 /**
  * Throws when an issue the batch kept its events on was merged after routeMerged read it: the
- * merge committed while the batch waited for the issue's lock (planSampling), so the batch is
- * rolled back and retried, and routed to the target then. Holding the lock, the read is stable.
+ * merge committed while the batch waited for the issue's lock (planSampling, which reports the
+ * issues it found merged once locked), so the batch is rolled back, retried and routed again.
  */
-export async function refuseMergedMeanwhile(client: pg.PoolClient, ids: ReadonlyMap<string, string>, from: ReadonlyMap<string, string>): Promise<void> {
-  const kept = [...new Set([...ids].filter(([key]) => !from.has(key)).map(([, id]) => id))]
-  if (kept.length === 0) return
-  const { rows } = await client.query<{ id: string }>(`SELECT id FROM issues WHERE id = ANY($1::uuid[]) AND merged_into IS NOT NULL`, [kept])
-  if (rows.length > 0) throw new Error(`issue ${rows[0]!.id} was merged while this batch waited for it; the batch is retried and routed again`)
+export function refuseMergedMeanwhile(merged: ReadonlySet<string>, ids: ReadonlyMap<string, string>, from: ReadonlyMap<string, string>): void {
+  for (const [key, id] of ids) if (!from.has(key) && merged.has(id)) throw new Error(`issue ${id} was merged while this batch waited for it; the batch is retried and routed again`)
 }
 
 /**
