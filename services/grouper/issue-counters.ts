@@ -109,7 +109,7 @@ export async function bumpIssueCounters(client: pg.PoolClient, inserted: Prepare
       rows.map((row) => row.best.title),
       rows.map((row) => row.best.culprit),
       rows.map((row) => row.best.maskedTitle ?? null),
-      // The sampling window as planSampling walked it under the row's lock (issue-sampling.ts).
+      // The sampling window as settleSampling walked it under the row's lock (issue-sampling.ts).
       ids.map((id) => new Date(windows.get(id)!.start!)),
       ids.map((id) => windows.get(id)!.events),
     ],

@@ -2,9 +2,10 @@
  * Per-issue sampling (docs/sampling.md): within an issue's window, the first storedPerWindow events
  * are stored whole and past them one in oneIn; the others are stored slim (columns kept, payload
  * dropped, events.whole false), so they are still deduplicated by id and counted like any event.
- * The window's state lives on the issue row (issues.sample_window_start, sample_window_events),
- * read under the row's lock and written by the counters' update of the same transaction: two
- * grouper consumers that share an issue take turns, and the numbers are exact.
+ * The window's state lives on the issue row (issues.sample_window_start, sample_window_events).
+ * A batch is inserted with a guess read without a lock (predictSampling), then settled under the
+ * row's lock (settleSampling), where a wrong guess is rewritten and the counters' update of the
+ * same transaction writes the window back: the numbers are exact, and the insert waits on no one.
  */
 import type pg from 'pg'
 import { dataConfig, type DataSettings } from '../../shared/config/data.js'
@@ -71,43 +72,67 @@ function byIssue(events: readonly Prepared[], issueIds: Map<string, string>): Ma
   return out
 }
 
-/** The plan for a batch: which events go in slim, and each issue's window as it was. */
-export interface SamplingPlan {
-  slim: ReadonlySet<string>
-  windows: ReadonlyMap<string, SampleWindow>
-  /** The batch's issues found merged once locked (a merge may have committed while the lock was awaited). */
-  merged: ReadonlySet<string>
+/** Issue rows' windows and the issue each was merged into (null: none), as read (locked or not). */
+interface IssueWindows {
+  windows: Map<string, SampleWindow>
+  mergedInto: Map<string, string | null>
+}
+
+async function readWindows(client: pg.PoolClient, issueIds: readonly string[], lock: boolean): Promise<IssueWindows> {
+  const { rows } = await client.query<{ id: string; sample_window_start: Date | null; sample_window_events: number; merged_into: string | null }>(
+    `SELECT id, sample_window_start, sample_window_events, merged_into FROM issues WHERE id = ANY($1::uuid[]) ORDER BY id${lock ? ' FOR NO KEY UPDATE' : ''}`,
+    [issueIds],
+  )
+  return {
+    windows: new Map(rows.map((row) => [row.id, { start: row.sample_window_start?.getTime() ?? null, events: row.sample_window_events }])),
+    mergedInto: new Map(rows.map((row) => [row.id, row.merged_into])),
+  }
 }
 
 /**
- * Locks the batch's issues (in id order, the order the counters' update takes them) and picks the
- * events stored slim. Only an issue the batch may take past its cap is asked which of its events
- * are stored already (a redelivery): those are not counted again, so they take no place in the
- * window. FOR NO KEY UPDATE is the counters' own lock: it does not hold up inserts of events that
- * name the issue.
+ * The events a batch is inserted slim with: a guess from its issues' windows read without a lock,
+ * so the insert holds up no other grouper. It is exact unless another batch of the same issue
+ * committed in between, and settleSampling corrects it once the issues are locked.
  */
-export async function planSampling(client: pg.PoolClient, prepared: readonly Prepared[], issueIds: Map<string, string>, sampling: IssueSampling): Promise<SamplingPlan> {
+export async function predictSampling(client: pg.PoolClient, prepared: readonly Prepared[], issueIds: Map<string, string>, sampling: IssueSampling): Promise<ReadonlySet<string>> {
   const events = byIssue(prepared, issueIds)
-  const { rows } = await client.query<{ id: string; sample_window_start: Date | null; sample_window_events: number; merged: boolean }>(
-    'SELECT id, sample_window_start, sample_window_events, merged_into IS NOT NULL AS merged FROM issues WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE',
-    [[...events.keys()]],
-  )
-  const windows = new Map(rows.map((row) => [row.id, { start: row.sample_window_start?.getTime() ?? null, events: row.sample_window_events }]))
-  const merged = new Set(rows.filter((row) => row.merged).map((row) => row.id))
+  const { windows } = await readWindows(client, [...events.keys()], false)
   const slim = new Set<string>()
-  const full = [...events].filter(([issueId, list]) => walkWindow(windows.get(issueId)!, list, sampling).slim.length > 0)
-  if (full.length === 0) return { slim, windows, merged }
-  const { rows: stored } = await client.query<{ id: string }>('SELECT id FROM events WHERE id = ANY($1::uuid[])', [full.flatMap(([, list]) => list.map((e) => e.id))])
-  const already = new Set(stored.map((row) => row.id))
-  for (const [issueId, list] of full) {
-    for (const id of walkWindow(windows.get(issueId)!, list.filter((e) => !already.has(e.id)), sampling).slim) slim.add(id)
-  }
-  return { slim, windows, merged }
+  for (const [issueId, list] of events) for (const id of walkWindow(windows.get(issueId) ?? { start: null, events: 0 }, list, sampling).slim) slim.add(id)
+  return slim
 }
 
-/** Each issue's window after the events the batch newly stored (the counters' update writes it). */
-export function windowsAfter(plan: SamplingPlan, inserted: readonly Prepared[], issueIds: Map<string, string>, sampling: IssueSampling): Map<string, SampleWindow> {
-  const out = new Map<string, SampleWindow>()
-  for (const [issueId, list] of byIssue(inserted, issueIds)) out.set(issueId, walkWindow(plan.windows.get(issueId) ?? { start: null, events: 0 }, list, sampling).window)
-  return out
+/** Where a batch's sampling settled, under its issues' locks. */
+export interface SettledSampling {
+  /** Newly stored events that are slim. */
+  slim: ReadonlySet<string>
+  /** Inserted events whose row must change: whole ones inserted slim, slim ones inserted whole. */
+  toWhole: readonly Prepared[]
+  toSlim: readonly Prepared[]
+  /** Each issue's window after the batch's newly stored events (the counters' update writes it). */
+  windows: Map<string, SampleWindow>
+  /** Where each issue the batch routed from or to was merged into (null: none) once locked: a merge or an undo may have committed since the batch routed its events. */
+  mergedInto: ReadonlyMap<string, string | null>
+}
+
+/**
+ * Locks the batch's issues, and those it routed events away from (merged ones), in id order, the order the counters' update takes them; a locking read
+ * sees the latest committed window) and walks each window through the events the batch newly
+ * stored: that choice is exact, since a redelivered event was not inserted and takes no place. The
+ * lock is held from here to the commit, so two grouper consumers sharing an issue take turns only
+ * for the short steps after their inserts. FOR NO KEY UPDATE is the counters' own lock: it does not
+ * hold up inserts of events that name the issue.
+ */
+export async function settleSampling(client: pg.PoolClient, prepared: readonly Prepared[], inserted: readonly Prepared[], own: ReadonlyMap<string, string>, issueIds: Map<string, string>, predicted: ReadonlySet<string>, sampling: IssueSampling): Promise<SettledSampling> {
+  const { windows: locked, mergedInto } = await readWindows(client, [...new Set([...byIssue(prepared, issueIds).keys(), ...own.values()])], true)
+  const slim = new Set<string>()
+  const windows = new Map<string, SampleWindow>()
+  for (const [issueId, list] of byIssue(inserted, issueIds)) {
+    const walked = walkWindow(locked.get(issueId) ?? { start: null, events: 0 }, list, sampling)
+    windows.set(issueId, walked.window)
+    for (const id of walked.slim) slim.add(id)
+  }
+  const toWhole = inserted.filter((x) => predicted.has(x.envelope.id) && !slim.has(x.envelope.id))
+  const toSlim = inserted.filter((x) => slim.has(x.envelope.id) && !predicted.has(x.envelope.id))
+  return { slim, toWhole, toSlim, windows, mergedInto }
 }

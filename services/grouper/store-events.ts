@@ -17,9 +17,9 @@ import { readEvent } from './read-event.js'
 import type { Symbolicator } from './symbolication/symbolicator.js'
 import { upsertIssues } from './upsert-issues.js'
 import { bumpIssueCounters, upsertActors } from './issue-counters.js'
-import { recordSeen, refuseMergedMeanwhile, reopenOnEvents, routeMerged } from './triage/on-events.js'
+import { recordSeen, refuseRerouted, reopenOnEvents, routeMerged } from './triage/on-events.js'
 import type { Grouped, Prepared } from './prepared.js'
-import { DEFAULT_SAMPLING, planSampling, SLIM_PAYLOAD, windowsAfter, type IssueSampling } from './issue-sampling.js'
+import { DEFAULT_SAMPLING, predictSampling, settleSampling, SLIM_PAYLOAD, type IssueSampling } from './issue-sampling.js'
 
 export interface BatchOutcome {
   stored: number
@@ -111,15 +111,18 @@ async function storePrepared(client: pg.PoolClient, prepared: Prepared[], outcom
   const created = new Set<string>()
   const own = await upsertIssues(client, prepared, known.issues, created)
   const { ids: issueIds, from } = await routeMerged(client, own)
-  const plan = await planSampling(client, prepared, issueIds, sampling)
-  refuseMergedMeanwhile(plan.merged, issueIds, from)
-  const inserted = await insertEvents(client, prepared, issueIds, environmentIds, from, plan.slim)
+  const predicted = await predictSampling(client, prepared, issueIds, sampling)
+  const inserted = await insertEvents(client, prepared, issueIds, environmentIds, from, predicted)
   outcome.stored = inserted.length
-  for (const x of inserted) if (plan.slim.has(x.envelope.id)) outcome.sampled[x.envelope.projectId] = (outcome.sampled[x.envelope.projectId] ?? 0) + 1
   outcome.duplicates = prepared.length - inserted.length
   const seen = await recordSeen(client, inserted, issueIds, environmentIds, known.seen ?? new KnownIds())
   const actorGains = await upsertActors(client, inserted, issueIds)
-  const triaged = await bumpIssueCounters(client, inserted, issueIds, actorGains, windowsAfter(plan, inserted, issueIds, sampling))
+  // The issues' locks are taken here, after the insert: concurrent batches of one issue take turns only from now to their commits.
+  const settled = await settleSampling(client, prepared, inserted, own, issueIds, predicted, sampling)
+  refuseRerouted(settled.mergedInto, own, issueIds)
+  await rewriteRows(client, [...settled.toWhole.map((x) => eventRow(x, environmentIds, issueIds, from, false)), ...settled.toSlim.map((x) => eventRow(x, environmentIds, issueIds, from, true))])
+  for (const x of inserted) if (settled.slim.has(x.envelope.id)) outcome.sampled[x.envelope.projectId] = (outcome.sampled[x.envelope.projectId] ?? 0) + 1
+  const triaged = await bumpIssueCounters(client, inserted, issueIds, actorGains, settled.windows)
   const regressed = await reopenOnEvents(client, triaged, inserted, issueIds)
   outcome.changes = changesOf(prepared, issueIds, { created, regressed, inserted: new Set(inserted.map((x) => x.envelope.id)) })
   return { issues: own, environments: environmentIds, seen }
@@ -151,6 +154,44 @@ function changesOf(prepared: Prepared[], issueIds: Map<string, string>, signals:
   return [...changes.values()]
 }
 
+/**
+ * One event as a row of the JSON document insertEvents and rewriteRows send. The body is spliced in
+ * verbatim (it is JSON the ingress validated and readEvent parsed): a text[] parameter would escape
+ * every quote of every body in JavaScript, which cost more than the rest of the grouper put together.
+ */
+function eventRow(x: Prepared, environmentIds: Map<string, string>, issueIds: Map<string, string>, mergedFrom: Map<string, string>, slim: boolean): string {
+  const environment = x.facts.environment ? (environmentIds.get(`${x.envelope.projectId}|${x.facts.environment}`) ?? null) : null
+  const columns = {
+    id: x.envelope.id,
+    p: x.envelope.projectId,
+    i: issueIds.get(x.issueKey),
+    e: environment,
+    o: x.facts.occurredAt.toISOString(),
+    r: new Date(x.envelope.receivedAt).toISOString(),
+    rel: x.facts.release,
+    s: x.facts.sessionId,
+    u: x.facts.userKey,
+    // Left out when null (JSON.stringify drops undefined; a missing key reads as NULL): most events have none.
+    rec: x.facts.recordingId ?? undefined,
+    mf: mergedFrom.get(x.issueKey),
+  }
+  const head = JSON.stringify(columns)
+  // A slim row (sampling) keeps what counting and facets read, and a grouping without frames.
+  if (slim) return `${head.slice(0, -1)},"w":false,"g":${JSON.stringify({ version: x.grouping.version, fingerprint: x.grouping.fingerprint, culprit: x.grouping.culprit })},"b":${SLIM_PAYLOAD}}`
+  return `${head.slice(0, -1)},"w":true,"g":${x.grouping.json},"b":${x.body}}`
+}
+
+/** Rewrites rows this transaction inserted whose sampling was guessed wrong (issue-sampling.ts): whole made slim, slim made whole. */
+async function rewriteRows(client: pg.PoolClient, rows: string[]): Promise<void> {
+  if (rows.length === 0) return
+  await client.query(
+    `UPDATE events SET whole = x.w, grouping = x.g, payload = x.b
+       FROM json_to_recordset($1::json) AS x(id uuid, r timestamptz, g json, b json, w boolean)
+      WHERE events.id = x.id AND events.received_at = x.r`,
+    [Buffer.from(`[${rows.join(',')}]`)],
+  )
+}
+
 /** How long a sender's resend is recognised by its id (event_receipts are pruned past it). */
 export const RESEND_WINDOW_DAYS = 7
 
@@ -158,30 +199,8 @@ async function insertEvents(client: pg.PoolClient, prepared: Prepared[], issueId
   // One event sent twice (its first answer was lost) can arrive twice in a batch: one row, counted once.
   const ids = new Set<string>()
   const unique = prepared.filter((x) => !ids.has(x.envelope.id) && ids.add(x.envelope.id))
-  // The batch travels as one JSON document with each body spliced in verbatim (it is JSON the
-  // ingress validated and readEvent parsed): a text[] parameter would escape every quote of every
-  // body in JavaScript, which cost more than the rest of the grouper put together.
-  const rows: string[] = unique.map((x) => {
-    const environment = x.facts.environment ? (environmentIds.get(`${x.envelope.projectId}|${x.facts.environment}`) ?? null) : null
-    const columns = {
-      id: x.envelope.id,
-      p: x.envelope.projectId,
-      i: issueIds.get(x.issueKey),
-      e: environment,
-      o: x.facts.occurredAt.toISOString(),
-      r: new Date(x.envelope.receivedAt).toISOString(),
-      rel: x.facts.release,
-      s: x.facts.sessionId,
-      u: x.facts.userKey,
-      // Left out when null (JSON.stringify drops undefined; a missing key reads as NULL): most events have none.
-      rec: x.facts.recordingId ?? undefined,
-      mf: mergedFrom.get(x.issueKey),
-    }
-    const head = JSON.stringify(columns)
-    // A slim row (sampling) keeps what counting and facets read, and a grouping without frames.
-    if (slim.has(x.envelope.id)) return `${head.slice(0, -1)},"w":false,"g":${JSON.stringify({ version: x.grouping.version, fingerprint: x.grouping.fingerprint, culprit: x.grouping.culprit })},"b":${SLIM_PAYLOAD}}`
-    return `${head.slice(0, -1)},"w":true,"g":${x.grouping.json},"b":${x.body}}`
-  })
+  // The batch travels as one JSON document (eventRow).
+  const rows = unique.map((x) => eventRow(x, environmentIds, issueIds, mergedFrom, slim.has(x.envelope.id)))
   const { rows: insertedRows } = await client.query<{ id: string }>(
     // Stored once per id (docs/retention.md): a redelivery carries the same received_at (the
     // primary key (id, received_at) catches it); a sender's resend comes with a new one, so its id's

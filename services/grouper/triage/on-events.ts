@@ -31,12 +31,16 @@ export async function routeMerged(client: pg.PoolClient, own: ReadonlyMap<string
 }
 
 /**
- * Throws when an issue the batch kept its events on was merged after routeMerged read it: the
- * merge committed while the batch waited for the issue's lock (planSampling, which reports the
- * issues it found merged once locked), so the batch is rolled back, retried and routed again.
+ * Throws when the route routeMerged read no longer holds under the issues' locks (settleSampling
+ * reads each issue's merged_into): a merge or its undo committed since, so the batch, whose events
+ * would land on the wrong issue, is rolled back, retried and routed again.
  */
-export function refuseMergedMeanwhile(merged: ReadonlySet<string>, ids: ReadonlyMap<string, string>, from: ReadonlyMap<string, string>): void {
-  for (const [key, id] of ids) if (!from.has(key) && merged.has(id)) throw new Error(`issue ${id} was merged while this batch waited for it; the batch is retried and routed again`)
+export function refuseRerouted(mergedInto: ReadonlyMap<string, string | null>, own: ReadonlyMap<string, string>, ids: ReadonlyMap<string, string>): void {
+  for (const [key, id] of own) {
+    const routed = ids.get(key)!
+    const now = mergedInto.get(id) ?? null
+    if (now !== (routed === id ? null : routed)) throw new Error(`issue ${id} was merged or unmerged while this batch stored its events; the batch is retried and routed again`)
+  }
 }
 
 /**

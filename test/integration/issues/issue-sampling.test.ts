@@ -135,3 +135,35 @@ t.test('two batches of one issue stored at once keep K whole and every N-th past
   t.equal((one!.sampled[stack.projectId] ?? 0) + (two!.sampled[stack.projectId] ?? 0), 12, 'whichever went first, 8 of 20 whole')
   t.same(await issueOf(stack, one!.changes[0]!.issueId), { event_count: 20, user_count: 20, last_seen: new Date(at + 20), whole: 8, slim: 12 })
 })
+
+t.test('a batch that guessed its window before another batch of the issue committed is rewritten to the exact choice, bodies and all', async (t) => {
+  const stack = await startTestStack(t, { ingress: false })
+  const at = Date.now() - 10 * 60 * 1000
+  const first = await store(stack, flood(stack, 'guess', 1, 3, at))
+  const id = first.changes[0]!.issueId
+  const one = flood(stack, 'guess', 4, 10, at)
+  const two = flood(stack, 'guess', 14, 10, at)
+  // Holding the issue's lock lets both batches guess from 3 events and insert, then take turns settling.
+  const { stores } = await stack.db.withTransaction(async (client) => {
+    await client.query('SELECT 1 FROM issues WHERE id = $1 FOR NO KEY UPDATE', [id])
+    const stores = Promise.all([store(stack, one), store(stack, two)])
+    const waiting = await waitFor(async () => {
+      const { rows } = await stack.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)
+      return rows[0]!.n >= 2 ? rows[0]!.n : undefined
+    }, 10_000, 20)
+    t.equal(waiting, 2, 'both batches inserted and wait for the issue')
+    return { stores }
+  })
+  const both = await stores
+  t.equal(both[0].stored + both[1].stored, 20)
+  t.equal((both[0].sampled[stack.projectId] ?? 0) + (both[1].sampled[stack.projectId] ?? 0), 14, 'of the 4th to the 23rd, the 6-8, 10-12, 14-16, 18-20 and 22-23 are slim')
+  t.same(await issueOf(stack, id), { event_count: 23, user_count: 23, last_seen: new Date(at + 23), whole: 9, slim: 14 })
+  const { rows } = await stack.db.query<{ whole: boolean; has_error: boolean; sampled: boolean; frames: boolean }>(
+    `SELECT whole, payload->'error' IS NOT NULL AS has_error, payload::text = '{"sampled":true}' AS sampled, grouping->'frames' IS NOT NULL AS frames FROM events WHERE issue_id = $1`,
+    [id],
+  )
+  t.ok(rows.filter((r) => r.whole).every((r) => r.has_error && !r.sampled && r.frames), 'every whole row holds its body and frames')
+  t.ok(rows.filter((r) => !r.whole).every((r) => !r.has_error && r.sampled && !r.frames), 'every slim row holds neither')
+  const window = await stack.db.query<{ sample_window_events: number }>('SELECT sample_window_events FROM issues WHERE id = $1', [id])
+  t.equal(window.rows[0]!.sample_window_events, 23)
+})
