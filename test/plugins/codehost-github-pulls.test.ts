@@ -129,14 +129,15 @@ t.test('git is sent the token as the Basic password on push too: CODEHOST_TOKEN,
 
 t.test('git refusals, a declined branch, outages and a silent server during the push', async (t) => {
   const arranged = await arrangeWritable()
-  const { codehost, dir } = await changedClone(arranged, { cloneTimeoutMs: 1000 })
+  // 3 s: a loaded machine took over a second for a real push, which then read as a silent server.
+  const { codehost, dir } = await changedClone(arranged, { cloneTimeoutMs: 3000 })
   const push = (branch = 'svc/fix-failing') => codehost.pullRequests!.pushBranch(arranged.repo, '', { dir, branch, message: 'Fix' })
   const cases: Array<[Parameters<typeof github.failGit>[0], string, RegExp]> = [
     [401, 'RepositoryDenied', /refused to let CODEHOST_TOKEN push to .*\(Contents: read and write\)/],
     [403, 'RepositoryDenied', /Contents: read and write/],
     [502, 'CodehostUnreachable', /could not be reached to push/],
     ['reset', 'CodehostUnreachable', /could not be reached to push/],
-    ['hang', 'CodehostUnreachable', /did not finish within 1 s/],
+    ['hang', 'CodehostUnreachable', /did not finish within 3 s/],
   ]
   try {
     for (const [mode, name, message] of cases) {

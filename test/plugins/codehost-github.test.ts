@@ -208,14 +208,14 @@ t.test('git is challenged, then sent the token as the Basic password: CODEHOST_T
 
 t.test('git refusals are RepositoryDenied, outages and a silent server CodehostUnreachable, and nothing is left running', async (t) => {
   const { repo } = await arrangeGit(true)
-  const codehost = await loadPlugin('codehost', 'codehost-github', { ...tokenSettings(), cloneTimeoutMs: 1000 }, { log: capturingLogger().log })
+  const codehost = await loadPlugin('codehost', 'codehost-github', { ...tokenSettings(), cloneTimeoutMs: 3000 }, { log: capturingLogger().log })
   const clone = () => codehost.repositories!.clone(repo, '', join(scratch, `c-${randomBytes(4).toString('hex')}`))
   const cases: Array<[Parameters<typeof github.failGit>[0], string, RegExp]> = [
     [401, 'RepositoryDenied', /refused to let CODEHOST_TOKEN fetch .*\(Contents: read\)/],
     [403, 'RepositoryDenied', /Contents: read/],
     [502, 'CodehostUnreachable', /could not be reached/],
     ['reset', 'CodehostUnreachable', /could not be reached/],
-    ['hang', 'CodehostUnreachable', /did not finish within 1 s/],
+    ['hang', 'CodehostUnreachable', /did not finish within 3 s/],
   ]
   try {
     for (const [mode, name, message] of cases) {
