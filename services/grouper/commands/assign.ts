@@ -26,7 +26,7 @@ export async function assignIssue(tx: SqlTx, projectId: string, issueId: string,
   const [row] = await runSql<{ assignee_id: string | null; label: string | null }>(
     tx,
     `SELECT i.assignee_id, (SELECT ${ASSIGNEE_LABEL} FROM users u WHERE u.id = i.assignee_id) AS label
-       FROM issues i WHERE i.project_id = ? AND i.id = ? FOR UPDATE OF i`,
+       FROM issues i WHERE i.project_id = ? AND i.id = ? FOR NO KEY UPDATE OF i`,
     [projectId, issueId],
   )
   if (!row) return undefined

@@ -64,11 +64,16 @@ export async function unmergeIssue(tx: SqlTx, projectId: string, sourceId: strin
   return true
 }
 
-/** Locks ids (of projectId) in one order; answers those found. */
+/**
+ * Locks ids (of projectId) in one order; answers those found. FOR NO KEY UPDATE, as the grouper's
+ * batches lock issues: FOR UPDATE also waited on the key-share locks a batch's events insert takes
+ * on their issue, so a batch that had inserted and then waited for this command's other issue
+ * deadlocked with it.
+ */
 async function lock(tx: SqlTx, projectId: string, ids: string[]): Promise<Map<string, Locked>> {
   const rows = await runSql<Locked>(
     tx,
-    `SELECT id, kind, merged_into, title FROM issues WHERE project_id = ? AND id IN (SELECT jsonb_array_elements_text(?::jsonb)::uuid) ORDER BY id FOR UPDATE`,
+    `SELECT id, kind, merged_into, title FROM issues WHERE project_id = ? AND id IN (SELECT jsonb_array_elements_text(?::jsonb)::uuid) ORDER BY id FOR NO KEY UPDATE`,
     [projectId, JSON.stringify(ids)],
   )
   return new Map(rows.map((r) => [r.id, r]))

@@ -23,7 +23,7 @@ export async function triageIssues(tx: SqlTx, projectId: string, issueIds: reado
   if (issueIds.length === 0) return []
   const locked = await runSql<{ id: string; triage: Triage }>(
     tx,
-    `SELECT id, triage FROM issues WHERE project_id = ? AND merged_into IS NULL AND id IN (SELECT jsonb_array_elements_text(?::jsonb)::uuid) ORDER BY id FOR UPDATE`,
+    `SELECT id, triage FROM issues WHERE project_id = ? AND merged_into IS NULL AND id IN (SELECT jsonb_array_elements_text(?::jsonb)::uuid) ORDER BY id FOR NO KEY UPDATE`,
     [projectId, JSON.stringify(issueIds)],
   )
   const to: Triage = change.action === 'resolve' ? 'resolved' : change.action === 'ignore' ? 'ignored' : 'open'
