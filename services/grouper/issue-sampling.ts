@@ -116,9 +116,10 @@ export interface SettledSampling {
 }
 
 /**
- * Locks the batch's issues, and those it routed events away from (merged ones), in id order, the order the counters' update takes them; a locking read
- * sees the latest committed window) and walks each window through the events the batch newly
- * stored: that choice is exact, since a redelivered event was not inserted and takes no place. The
+ * Locks the batch's issues and those it routed events away from (merged ones), in id order, the
+ * order the counters' update takes them (a locking read sees the latest committed window), and
+ * walks each window through the events the batch newly stored: that choice is exact, since a
+ * redelivered event was not inserted and takes no place. The
  * lock is held from here to the commit, so two grouper consumers sharing an issue take turns only
  * for the short steps after their inserts. FOR NO KEY UPDATE is the counters' own lock: it does not
  * hold up inserts of events that name the issue.
