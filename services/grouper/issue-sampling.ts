@@ -34,6 +34,9 @@ export interface SampleWindow {
   events: number
 }
 
+/** The window of an issue that has none yet. */
+const NO_WINDOW: SampleWindow = { start: null, events: 0 }
+
 /** What the grouper stores of one event: whole, or a slim row. */
 export const SLIM_PAYLOAD = '{"sampled":true}'
 
@@ -98,17 +101,14 @@ export async function predictSampling(client: pg.PoolClient, prepared: readonly 
   const events = byIssue(prepared, issueIds)
   const { windows } = await readWindows(client, [...events.keys()], false)
   const slim = new Set<string>()
-  for (const [issueId, list] of events) for (const id of walkWindow(windows.get(issueId) ?? { start: null, events: 0 }, list, sampling).slim) slim.add(id)
+  for (const [issueId, list] of events) for (const id of walkWindow(windows.get(issueId) ?? NO_WINDOW, list, sampling).slim) slim.add(id)
   return slim
 }
 
 /** Where a batch's sampling settled, under its issues' locks. */
 export interface SettledSampling {
-  /** Newly stored events that are slim. */
+  /** Newly stored events that are slim; an inserted event the guess put on the other side is rewritten. */
   slim: ReadonlySet<string>
-  /** Inserted events whose row must change: whole ones inserted slim, slim ones inserted whole. */
-  toWhole: readonly Prepared[]
-  toSlim: readonly Prepared[]
   /** Each issue's window after the batch's newly stored events (the counters' update writes it). */
   windows: Map<string, SampleWindow>
   /** Where each issue the batch routed from or to was merged into (null: none) once locked: a merge or an undo may have committed since the batch routed its events. */
@@ -119,21 +119,19 @@ export interface SettledSampling {
  * Locks the batch's issues and those it routed events away from (merged ones), in id order, the
  * order the counters' update takes them (a locking read sees the latest committed window), and
  * walks each window through the events the batch newly stored: that choice is exact, since a
- * redelivered event was not inserted and takes no place. The
- * lock is held from here to the commit, so two grouper consumers sharing an issue take turns only
- * for the short steps after their inserts. FOR NO KEY UPDATE is the counters' own lock: it does not
- * hold up inserts of events that name the issue.
+ * redelivered event was not inserted and takes no place. The lock is held from here to the
+ * commit, so two grouper consumers sharing an issue take turns only for the short steps after
+ * their inserts. FOR NO KEY UPDATE is the counters' own lock: it does not hold up inserts of
+ * events that name the issue.
  */
-export async function settleSampling(client: pg.PoolClient, prepared: readonly Prepared[], inserted: readonly Prepared[], own: ReadonlyMap<string, string>, issueIds: Map<string, string>, predicted: ReadonlySet<string>, sampling: IssueSampling): Promise<SettledSampling> {
-  const { windows: locked, mergedInto } = await readWindows(client, [...new Set([...byIssue(prepared, issueIds).keys(), ...own.values()])], true)
+export async function settleSampling(client: pg.PoolClient, inserted: readonly Prepared[], own: ReadonlyMap<string, string>, issueIds: Map<string, string>, sampling: IssueSampling): Promise<SettledSampling> {
+  const { windows: locked, mergedInto } = await readWindows(client, [...new Set([...issueIds.values(), ...own.values()])], true)
   const slim = new Set<string>()
   const windows = new Map<string, SampleWindow>()
   for (const [issueId, list] of byIssue(inserted, issueIds)) {
-    const walked = walkWindow(locked.get(issueId) ?? { start: null, events: 0 }, list, sampling)
+    const walked = walkWindow(locked.get(issueId) ?? NO_WINDOW, list, sampling)
     windows.set(issueId, walked.window)
     for (const id of walked.slim) slim.add(id)
   }
-  const toWhole = inserted.filter((x) => predicted.has(x.envelope.id) && !slim.has(x.envelope.id))
-  const toSlim = inserted.filter((x) => slim.has(x.envelope.id) && !predicted.has(x.envelope.id))
-  return { slim, toWhole, toSlim, windows, mergedInto }
+  return { slim, windows, mergedInto }
 }

@@ -118,9 +118,10 @@ async function storePrepared(client: pg.PoolClient, prepared: Prepared[], outcom
   const seen = await recordSeen(client, inserted, issueIds, environmentIds, known.seen ?? new KnownIds())
   const actorGains = await upsertActors(client, inserted, issueIds)
   // The issues' locks are taken here, after the insert: concurrent batches of one issue take turns only from now to their commits.
-  const settled = await settleSampling(client, prepared, inserted, own, issueIds, predicted, sampling)
+  const settled = await settleSampling(client, inserted, own, issueIds, sampling)
   refuseRerouted(settled.mergedInto, own, issueIds)
-  await rewriteRows(client, [...settled.toWhole.map((x) => eventRow(x, environmentIds, issueIds, from, false)), ...settled.toSlim.map((x) => eventRow(x, environmentIds, issueIds, from, true))])
+  const misguessed = inserted.filter((x) => predicted.has(x.envelope.id) !== settled.slim.has(x.envelope.id))
+  await rewriteRows(client, misguessed.map((x) => eventRow(x, environmentIds, issueIds, from, settled.slim.has(x.envelope.id))))
   for (const x of inserted) if (settled.slim.has(x.envelope.id)) outcome.sampled[x.envelope.projectId] = (outcome.sampled[x.envelope.projectId] ?? 0) + 1
   const triaged = await bumpIssueCounters(client, inserted, issueIds, actorGains, settled.windows)
   const regressed = await reopenOnEvents(client, triaged, inserted, issueIds)
